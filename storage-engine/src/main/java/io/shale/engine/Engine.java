@@ -1,0 +1,733 @@
+package io.shale.engine;
+
+import io.shale.engine.compaction.Compaction;
+import io.shale.engine.compaction.CompactionJob;
+import io.shale.engine.compaction.CompactionPicker;
+import io.shale.engine.compaction.TableOutput;
+import io.shale.engine.io.DurableFiles;
+import io.shale.engine.iterator.Direction;
+import io.shale.engine.iterator.InternalIterator;
+import io.shale.engine.iterator.MergingIterator;
+import io.shale.engine.iterator.VisibleEntryIterator;
+import io.shale.engine.key.Keys;
+import io.shale.engine.key.StoredValue;
+import io.shale.engine.memtable.Memtable;
+import io.shale.engine.sstable.BlockCache;
+import io.shale.engine.sstable.TableCache;
+import io.shale.engine.sstable.TableReader;
+import io.shale.engine.version.FileMetadata;
+import io.shale.engine.version.FileNames;
+import io.shale.engine.version.Version;
+import io.shale.engine.version.VersionEdit;
+import io.shale.engine.version.VersionSet;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The LSM storage engine: one directory, one writer at a time, any number of readers.
+ *
+ * <p>Durability contract: the engine has no write-ahead log (under Raft, the Raft log is one).
+ * Every batch is tagged with a caller-supplied, strictly increasing index; a flush makes every
+ * batch up to the flushed memtable's highest index durable and records that index,
+ * {@link #persistedAppliedIndex()}, atomically with the new table. After a crash the engine
+ * reopens holding exactly the batches up to that index.
+ *
+ * <p>Thread-safety: all methods are thread-safe. {@link #apply} calls are serialised (one batch
+ * at a time); reads never block writes nor each other. Background work runs on one flush thread
+ * and {@code [lsm.compaction] threads} compaction threads.
+ */
+public final class Engine implements ReadView, AutoCloseable {
+  private final Path dir;
+  private final EngineOptions options;
+  private final FileChannel lockChannel;
+  private final FileLock lock;
+  private final BlockCache blockCache;
+  private final TableCache tableCache;
+  private final VersionSet versions;
+  private final CompactionPicker picker;
+  private final ExecutorService flushExecutor;
+  private final ExecutorService compactionExecutor;
+
+  /** Guards the memtables, the read state and the applied index. */
+  private final Object writeLock = new Object();
+  private Memtable mutable;
+  private final ArrayDeque<Memtable> immutables = new ArrayDeque<>(); // oldest first
+  private long nextMemtableId;
+  private volatile ReadState readState;
+  private volatile long lastApplied;
+
+  /** Guards compaction scheduling. */
+  private final Object compactionLock = new Object();
+  private final Set<Long> busyFiles = new HashSet<>();
+  private final List<Compaction> running = new ArrayList<>();
+  private boolean manualCompaction;
+
+  private volatile Throwable backgroundError;
+  private volatile boolean closing;
+  private volatile boolean closed;
+  private final AtomicInteger openSnapshots = new AtomicInteger();
+
+  private final AtomicLong flushes = new AtomicLong();
+  private final AtomicLong flushBytes = new AtomicLong();
+  private final AtomicLong compactions = new AtomicLong();
+  private final AtomicLong trivialMoves = new AtomicLong();
+  private final AtomicLong compactionBytesRead = new AtomicLong();
+  private final AtomicLong compactionBytesWritten = new AtomicLong();
+
+  private Engine(Path dir, EngineOptions options) throws IOException {
+    this.dir = dir;
+    this.options = options;
+    Files.createDirectories(dir);
+    this.lockChannel = FileChannel.open(dir.resolve(FileNames.LOCK), StandardOpenOption.CREATE,
+        StandardOpenOption.WRITE);
+    FileLock l;
+    try {
+      l = lockChannel.tryLock();
+    } catch (OverlappingFileLockException e) {
+      l = null;
+    }
+    if (l == null) {
+      lockChannel.close();
+      throw new IllegalStateException("engine directory " + dir + " is in use by another engine");
+    }
+    this.lock = l;
+    try {
+      this.blockCache = new BlockCache(options.blockCacheBytes());
+      this.tableCache = new TableCache(options.maxOpenFiles(), blockCache,
+          n -> FileNames.table(dir, n));
+      this.versions = VersionSet.open(dir, options.compaction().numLevels(), this::deleteTable);
+    } catch (IOException | RuntimeException e) {
+      lock.release();
+      lockChannel.close();
+      throw e;
+    }
+    this.picker = new CompactionPicker(options.compaction());
+    this.lastApplied = versions.persistedAppliedIndex();
+    this.mutable = new Memtable(nextMemtableId++);
+    this.readState = new ReadState(mutable, List.of(), versions.acquireCurrent());
+    this.flushExecutor = Executors.newSingleThreadExecutor(r -> daemon(r, "shale-flush"));
+    AtomicInteger n = new AtomicInteger();
+    this.compactionExecutor = Executors.newFixedThreadPool(options.compaction().threads(),
+        r -> daemon(r, "shale-compaction-" + n.incrementAndGet()));
+    maybeScheduleCompaction();
+  }
+
+  private static Thread daemon(Runnable r, String name) {
+    Thread t = new Thread(r, name);
+    t.setDaemon(true);
+    return t;
+  }
+
+  /**
+   * Open (or create) the engine in {@code dir}.
+   *
+   * @throws io.shale.engine.io.CorruptionException if the manifest or a table is damaged
+   * @throws IllegalStateException if another engine has the directory open
+   */
+  public static Engine open(Path dir, EngineOptions options) throws IOException {
+    return new Engine(dir, options);
+  }
+
+  public Path directory() {
+    return dir;
+  }
+
+  public EngineOptions options() {
+    return options;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Writes
+
+  /**
+   * Apply {@code batch} atomically at {@code index}.
+   *
+   * @param index strictly greater than every index applied before, at most 2^56 - 1
+   * @throws IllegalArgumentException if the index does not increase
+   * @throws EngineException if a background error made the engine read-only
+   */
+  public void apply(WriteBatch batch, long index) {
+    synchronized (writeLock) {
+      checkWritable();
+      if (index <= lastApplied) {
+        throw new IllegalArgumentException("index " + index + " does not increase: the last applied "
+            + "index is " + lastApplied);
+      }
+      if (index > Keys.MAX_SEQUENCE) {
+        throw new IllegalArgumentException("index " + index + " exceeds the maximum "
+            + Keys.MAX_SEQUENCE);
+      }
+      while (immutables.size() >= options.maxImmutableMemtables()) {
+        // Flushes are behind: wait rather than let memory grow without bound.
+        try {
+          writeLock.wait(100);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException("interrupted while waiting for a flush", e);
+        }
+        checkWritable();
+      }
+      for (WriteBatch.Op op : batch.ops()) {
+        mutable.add(op.key(), index, op.kind(), op.value());
+      }
+      mutable.markApplied(index);
+      lastApplied = index;
+      if (mutable.approximateBytes() >= options.memtableSizeBytes()) {
+        sealMutable();
+      }
+    }
+  }
+
+  private void checkWritable() {
+    if (closed || closing) {
+      throw new IllegalStateException("engine " + dir + " is closed");
+    }
+    Throwable e = backgroundError;
+    if (e != null) {
+      throw new EngineException("engine " + dir + " accepts no writes after a background failure: "
+          + e, e);
+    }
+  }
+
+  /** Precondition: holds writeLock. */
+  private void sealMutable() {
+    immutables.addLast(mutable);
+    mutable = new Memtable(nextMemtableId++);
+    installReadState();
+    flushExecutor.execute(this::flushOldest);
+  }
+
+  /** Publish a read state built from the current memtables and version. Holds writeLock. */
+  private void installReadState() {
+    List<Memtable> newestFirst = new ArrayList<>(immutables);
+    java.util.Collections.reverse(newestFirst);
+    ReadState old = readState;
+    readState = new ReadState(mutable, newestFirst, versions.acquireCurrent());
+    old.release();
+  }
+
+  private void flushOldest() {
+    Memtable m;
+    synchronized (writeLock) {
+      m = immutables.peekFirst();
+    }
+    if (m == null || backgroundError != null) {
+      return;
+    }
+    try {
+      List<VersionEdit.Added> added = new ArrayList<>();
+      if (!m.isEmpty()) {
+        TableOutput out = new TableOutput(versions::newFileNumber, n -> FileNames.table(dir, n),
+            options.table(), 0, options.bloom().bitsPerKey(0), Long.MAX_VALUE);
+        TableOutput.Result r;
+        try (InternalIterator it = m.iterator(Direction.FORWARD)) {
+          r = out.write(it, k -> false, () -> false);
+        }
+        for (FileMetadata f : r.files()) {
+          added.add(new VersionEdit.Added(0, f));
+          flushBytes.addAndGet(f.size());
+        }
+        DurableFiles.syncDirectory(dir);
+      }
+      versions.logAndApply(new VersionEdit(added, List.of(), m.largestSequence(), -1));
+      flushes.incrementAndGet();
+      synchronized (writeLock) {
+        immutables.removeFirst();
+        installReadState();
+        writeLock.notifyAll();
+      }
+      maybeScheduleCompaction();
+    } catch (IOException | RuntimeException e) {
+      failBackground("flush of memtable " + m.id(), e);
+    }
+  }
+
+  private void failBackground(String what, Throwable e) {
+    if (backgroundError == null && !closing) {
+      backgroundError = new IOException(what + " failed: " + e.getMessage(), e);
+    }
+    synchronized (writeLock) {
+      writeLock.notifyAll();
+    }
+  }
+
+  /**
+   * Make every batch applied so far durable: seal the memtable and wait until every sealed
+   * memtable is flushed. Returns the new {@link #persistedAppliedIndex()}.
+   */
+  public long flush() {
+    synchronized (writeLock) {
+      checkWritable();
+      if (!mutable.isEmpty() || mutable.largestSequence() > versions.persistedAppliedIndex()) {
+        sealMutable();
+      }
+      while (!immutables.isEmpty()) {
+        checkWritable();
+        try {
+          writeLock.wait(100);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException("interrupted while waiting for a flush", e);
+        }
+      }
+      checkWritable();
+    }
+    return versions.persistedAppliedIndex();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Reads
+
+  /**
+   * A retained read state and the sequence to read it at. Re-reading the state after the index
+   * proves that no memtable switch or version install happened in between, so every batch up to
+   * the index is in this state and no table in it holds a newer one.
+   */
+  private ReadState acquireReadState(long[] sequenceOut) {
+    while (true) {
+      ensureOpen();
+      ReadState rs = readState;
+      long seq = lastApplied;
+      if (readState == rs && rs.tryRetain()) {
+        sequenceOut[0] = seq;
+        return rs;
+      }
+    }
+  }
+
+  private void ensureOpen() {
+    if (closed) {
+      throw new IllegalStateException("engine " + dir + " is closed");
+    }
+  }
+
+  @Override
+  public byte[] get(byte[] key) {
+    long[] seq = new long[1];
+    ReadState rs = acquireReadState(seq);
+    try {
+      return getFrom(rs, seq[0], key);
+    } finally {
+      rs.release();
+    }
+  }
+
+  /** Point lookup in {@code rs} at {@code sequence}. Precondition: rs is retained. */
+  byte[] getFrom(ReadState rs, long sequence, byte[] key) {
+    StoredValue v = rs.mutable.get(key, sequence);
+    if (v == null) {
+      for (Memtable m : rs.immutablesNewestFirst) {
+        v = m.get(key, sequence);
+        if (v != null) {
+          break;
+        }
+      }
+    }
+    if (v != null) {
+      return v.isTombstone() ? null : v.value().clone();
+    }
+    Version version = rs.version;
+    for (FileMetadata f : version.files(0)) {
+      if (f.overlaps(key, key)) {
+        v = lookup(f, key, sequence);
+        if (v != null) {
+          return v.isTombstone() ? null : v.value();
+        }
+      }
+    }
+    for (int level = 1; level < version.numLevels(); level++) {
+      FileMetadata f = version.fileFor(level, key);
+      if (f != null) {
+        v = lookup(f, key, sequence);
+        if (v != null) {
+          return v.isTombstone() ? null : v.value();
+        }
+      }
+    }
+    return null;
+  }
+
+  private StoredValue lookup(FileMetadata f, byte[] key, long sequence) {
+    TableReader r;
+    try {
+      r = tableCache.acquire(f.number());
+    } catch (IOException e) {
+      throw new UncheckedIOException("opening table " + f.number() + " in " + dir, e);
+    }
+    try {
+      if (!r.mayContain(key)) {
+        return null;
+      }
+      return r.get(key, sequence);
+    } finally {
+      r.release();
+    }
+  }
+
+  @Override
+  public ScanIterator scan(ScanOptions options) {
+    long[] seq = new long[1];
+    ReadState rs = acquireReadState(seq);
+    return scanFrom(rs, seq[0], options);
+  }
+
+  /** Build a scan over {@code rs}; takes over one reference to rs and releases it on close. */
+  ScanIterator scanFrom(ReadState rs, long sequence, ScanOptions o) {
+    Direction d = o.reverse() ? Direction.REVERSE : Direction.FORWARD;
+    List<InternalIterator> sources = new ArrayList<>();
+    List<TableReader> readers = new ArrayList<>();
+    try {
+      sources.add(rs.mutable.iterator(d));
+      for (Memtable m : rs.immutablesNewestFirst) {
+        sources.add(m.iterator(d));
+      }
+      for (FileMetadata f : rs.version.files(0)) {
+        if (f.overlaps(o.start(), o.end())) {
+          TableReader r = tableCache.acquire(f.number());
+          readers.add(r);
+          sources.add(r.iterator(d, true));
+        }
+      }
+      for (int level = 1; level < rs.version.numLevels(); level++) {
+        List<FileMetadata> files = rs.version.overlapping(level, o.start(), o.end());
+        if (!files.isEmpty()) {
+          sources.add(new LevelIterator(files, tableCache, d));
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      sources.forEach(InternalIterator::close);
+      readers.forEach(TableReader::release);
+      rs.release();
+      if (e instanceof IOException io) {
+        throw new UncheckedIOException("opening tables for a scan in " + dir, io);
+      }
+      throw (RuntimeException) e;
+    }
+    VisibleEntryIterator visible = new VisibleEntryIterator(new MergingIterator(sources, d), d,
+        o.start(), o.end(), sequence, o.limit(), o.keysOnly());
+    return new ScanIterator(visible, () -> {
+      readers.forEach(TableReader::release);
+      rs.release();
+    });
+  }
+
+  @Override
+  public long appliedIndex() {
+    return lastApplied;
+  }
+
+  /**
+   * A consistent view of the current state; close it when done (it pins memtables and files).
+   */
+  public Snapshot snapshot() {
+    long[] seq = new long[1];
+    ReadState rs = acquireReadState(seq);
+    openSnapshots.incrementAndGet();
+    return new Snapshot(this, rs, seq[0]);
+  }
+
+  void snapshotClosed() {
+    openSnapshots.decrementAndGet();
+  }
+
+  /** The highest index whose batch is durable in this engine's files (-1 if none). */
+  public long persistedAppliedIndex() {
+    return versions.persistedAppliedIndex();
+  }
+
+  /** The highest index applied (durable or still in memory), -1 if none. */
+  public long lastAppliedIndex() {
+    return lastApplied;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Compaction
+
+  private void maybeScheduleCompaction() {
+    synchronized (compactionLock) {
+      while (!closing && !manualCompaction && backgroundError == null
+          && running.size() < options.compaction().threads()) {
+        Version v = versions.acquireCurrent();
+        Compaction c = picker.pick(v, busyFiles, running, System.currentTimeMillis());
+        if (c == null) {
+          v.release();
+          return;
+        }
+        markRunning(c);
+        compactionExecutor.execute(() -> runCompaction(c, v));
+      }
+    }
+  }
+
+  /** Precondition: holds compactionLock. */
+  private void markRunning(Compaction c) {
+    running.add(c);
+    for (FileMetadata f : c.allInputs()) {
+      busyFiles.add(f.number());
+    }
+  }
+
+  private void markDone(Compaction c) {
+    synchronized (compactionLock) {
+      running.remove(c);
+      for (FileMetadata f : c.allInputs()) {
+        busyFiles.remove(f.number());
+      }
+      compactionLock.notifyAll();
+    }
+  }
+
+  private void runCompaction(Compaction c, Version v) {
+    try {
+      executeCompaction(c, v);
+    } catch (IOException | RuntimeException e) {
+      if (!closing) {
+        failBackground("compaction of level " + c.level() + " into " + c.outputLevel(), e);
+      }
+    } finally {
+      v.release();
+      markDone(c);
+    }
+    maybeScheduleCompaction();
+  }
+
+  private void executeCompaction(Compaction c, Version v) throws IOException {
+    int out = c.outputLevel();
+    TableOutput output = new TableOutput(versions::newFileNumber, n -> FileNames.table(dir, n),
+        options.table(), out, options.bloom().bitsPerKey(out),
+        options.compaction().targetFileSizeBytes());
+    CompactionJob.Outcome o = new CompactionJob(c, v, tableCache, output, () -> closing).run();
+    if (!o.trivialMove()) {
+      DurableFiles.syncDirectory(dir);
+    }
+    versions.logAndApply(o.edit());
+    synchronized (writeLock) {
+      installReadState();
+    }
+    compactions.incrementAndGet();
+    if (o.trivialMove()) {
+      trivialMoves.incrementAndGet();
+    }
+    compactionBytesRead.addAndGet(o.bytesRead());
+    compactionBytesWritten.addAndGet(o.bytesWritten());
+  }
+
+  /**
+   * Flush, then compact every key in {@code [start, end]} (nulls are unbounded) down to the
+   * deepest level that holds data, dropping shadowed versions and tombstones on the way. Blocks
+   * until done; automatic compactions wait meanwhile.
+   */
+  public void compactRange(byte[] start, byte[] end) {
+    flush();
+    synchronized (compactionLock) {
+      while (manualCompaction) {
+        waitOn(compactionLock);
+      }
+      manualCompaction = true;
+      while (!running.isEmpty()) {
+        waitOn(compactionLock);
+      }
+    }
+    try {
+      Version first = versions.current();
+      int bottom = Math.max(1, first.deepestNonEmptyLevel());
+      for (int level = 0; level < bottom; level++) {
+        checkWritable();
+        Version v = versions.acquireCurrent();
+        Compaction c = picker.manual(v, level, start, end);
+        if (c == null) {
+          v.release();
+          continue;
+        }
+        synchronized (compactionLock) {
+          markRunning(c);
+        }
+        try {
+          executeCompaction(c, v);
+        } finally {
+          v.release();
+          markDone(c);
+        }
+      }
+    } catch (IOException e) {
+      failBackground("manual compaction", e);
+      throw new EngineException("manual compaction of " + dir + " failed", e);
+    } finally {
+      synchronized (compactionLock) {
+        manualCompaction = false;
+        compactionLock.notifyAll();
+      }
+      maybeScheduleCompaction();
+    }
+  }
+
+  /** Compact the whole key space. */
+  public void compactRange() {
+    compactRange(null, null);
+  }
+
+  private static void waitOn(Object monitor) {
+    try {
+      monitor.wait(100);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for compactions", e);
+    }
+  }
+
+  /** Block until no compaction is running or due (for tests and the demo). */
+  public void awaitCompactions() {
+    while (true) {
+      synchronized (compactionLock) {
+        if (running.isEmpty() && !manualCompaction) {
+          Version v = versions.current();
+          if (backgroundError != null || closing
+              || picker.pick(v, busyFiles, running, System.currentTimeMillis()) == null) {
+            return;
+          }
+        }
+        waitOn(compactionLock);
+      }
+      maybeScheduleCompaction();
+    }
+  }
+
+  private void deleteTable(long number) {
+    tableCache.evict(number);
+    try {
+      Files.deleteIfExists(FileNames.table(dir, number));
+    } catch (IOException e) {
+      // Left behind; the next open removes tables no version lists.
+      System.err.println("shale: could not delete obsolete table " + number + " in " + dir + ": " + e);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Checkpoints, stats, close
+
+  /**
+   * Flush, then write into {@code target} (which must not exist or be empty) an openable copy of
+   * the engine: hard links to the current tables plus a manifest naming them and the applied index
+   * they reflect. Writes may continue meanwhile; they are not in the checkpoint.
+   */
+  public CheckpointInfo checkpoint(Path target) throws IOException {
+    flush();
+    if (Files.exists(target)) {
+      try (var s = Files.list(target)) {
+        if (s.findAny().isPresent()) {
+          throw new IllegalArgumentException("checkpoint directory " + target + " is not empty");
+        }
+      }
+    }
+    Files.createDirectories(target);
+    VersionSet.Pinned pinned = versions.pinCurrent();
+    try {
+      List<String> names = new ArrayList<>();
+      long bytes = 0;
+      for (FileMetadata f : pinned.version().allFiles()) {
+        String name = FileNames.tableName(f.number());
+        Files.createLink(target.resolve(name), dir.resolve(name));
+        names.add(name);
+        bytes += f.size();
+      }
+      VersionSet.writeStandaloneManifest(target, pinned.version(), pinned.appliedIndex(),
+          pinned.nextFileNumber());
+      DurableFiles.syncDirectory(target);
+      return new CheckpointInfo(target, pinned.appliedIndex(), names, bytes);
+    } finally {
+      pinned.version().release();
+    }
+  }
+
+  public EngineStats stats() {
+    Version v = versions.acquireCurrent();
+    try {
+      List<EngineStats.LevelStats> levels = new ArrayList<>();
+      for (int l = 0; l < v.numLevels(); l++) {
+        long bytes = 0;
+        long entries = 0;
+        long tombstones = 0;
+        long bloom = 0;
+        for (FileMetadata f : v.files(l)) {
+          bytes += f.size();
+          entries += f.properties().entries();
+          tombstones += f.properties().tombstones();
+          bloom += f.properties().filterBytes();
+        }
+        levels.add(new EngineStats.LevelStats(l, v.files(l).size(), bytes, entries, tombstones,
+            bloom, options.bloom().bitsPerKey(l),
+            l == 0 ? 0 : options.compaction().targetBytes(l), picker.sizePressure(v, l)));
+      }
+      long memBytes;
+      int imm;
+      synchronized (writeLock) {
+        memBytes = mutable.approximateBytes();
+        imm = immutables.size();
+        for (Memtable m : immutables) {
+          memBytes += m.approximateBytes();
+        }
+      }
+      return new EngineStats(lastApplied, versions.persistedAppliedIndex(), memBytes, imm,
+          List.copyOf(levels), flushes.get(), flushBytes.get(), compactions.get(),
+          trivialMoves.get(), compactionBytesRead.get(), compactionBytesWritten.get(),
+          versions.pinnedObsoleteBytes(), blockCache.usedBytes(), blockCache.hits(),
+          blockCache.misses(), openSnapshots.get());
+    } finally {
+      v.release();
+    }
+  }
+
+  /**
+   * Flush what is in memory (unless a background failure forbids it), stop background work and
+   * release the directory. Snapshots and iterators must be closed first; reads through ones left
+   * open fail afterwards.
+   */
+  @Override
+  public void close() throws IOException {
+    if (closed) {
+      return;
+    }
+    IOException failure = null;
+    try {
+      if (backgroundError == null && !closing) {
+        flush();
+      }
+    } catch (RuntimeException e) {
+      failure = new IOException("final flush of " + dir + " failed; data up to index "
+          + versions.persistedAppliedIndex() + " is durable", e);
+    }
+    closing = true;
+    flushExecutor.shutdown();
+    compactionExecutor.shutdown();
+    try {
+      flushExecutor.awaitTermination(1, TimeUnit.MINUTES);
+      compactionExecutor.awaitTermination(1, TimeUnit.MINUTES);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    closed = true;
+    tableCache.close();
+    versions.close();
+    lock.release();
+    lockChannel.close();
+    if (failure != null) {
+      throw failure;
+    }
+  }
+}

@@ -1,0 +1,71 @@
+package io.shale.engine;
+
+import io.shale.engine.key.KeyFormat;
+import io.shale.engine.key.ValueKind;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * An atomic group of puts and deletes, applied with {@link Engine#apply}. Either every operation
+ * becomes visible (at the batch's index) or none does. When a key appears twice, the later
+ * operation wins. Keys and values are copied when added, so the caller may reuse its arrays.
+ *
+ * <p>Not thread-safe: build a batch in one thread.
+ */
+public final class WriteBatch {
+  /** One operation. A delete has an empty value. */
+  record Op(ValueKind kind, byte[] key, byte[] value) {}
+
+  private static final byte[] EMPTY = new byte[0];
+  private final List<Op> ops = new ArrayList<>();
+  private long bytes;
+
+  public WriteBatch put(byte[] key, byte[] value) {
+    checkKey(key);
+    if (value == null) {
+      throw new IllegalArgumentException("value must not be null (use delete to remove a key)");
+    }
+    if (value.length > EngineOptions.MAX_VALUE_BYTES) {
+      throw new IllegalArgumentException("value of " + value.length + " bytes for key "
+          + KeyFormat.printable(key) + " exceeds the limit of " + EngineOptions.MAX_VALUE_BYTES
+          + " bytes (64 MiB)");
+    }
+    ops.add(new Op(ValueKind.VALUE, key.clone(), value.clone()));
+    bytes += key.length + value.length;
+    return this;
+  }
+
+  public WriteBatch delete(byte[] key) {
+    checkKey(key);
+    ops.add(new Op(ValueKind.TOMBSTONE, key.clone(), EMPTY));
+    bytes += key.length;
+    return this;
+  }
+
+  private static void checkKey(byte[] key) {
+    if (key == null) {
+      throw new IllegalArgumentException("key must not be null");
+    }
+    if (key.length > EngineOptions.MAX_KEY_BYTES) {
+      throw new IllegalArgumentException("key of " + key.length + " bytes exceeds the limit of "
+          + EngineOptions.MAX_KEY_BYTES + " bytes (64 KiB)");
+    }
+  }
+
+  public int size() {
+    return ops.size();
+  }
+
+  public boolean isEmpty() {
+    return ops.isEmpty();
+  }
+
+  /** Sum of key and value lengths. */
+  public long byteSize() {
+    return bytes;
+  }
+
+  List<Op> ops() {
+    return ops;
+  }
+}

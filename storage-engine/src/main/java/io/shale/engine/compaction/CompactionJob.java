@@ -1,0 +1,119 @@
+package io.shale.engine.compaction;
+
+import io.shale.engine.iterator.Direction;
+import io.shale.engine.iterator.InternalIterator;
+import io.shale.engine.iterator.MergingIterator;
+import io.shale.engine.key.Keys;
+import io.shale.engine.sstable.TableCache;
+import io.shale.engine.sstable.TableReader;
+import io.shale.engine.version.FileMetadata;
+import io.shale.engine.version.Version;
+import io.shale.engine.version.VersionEdit;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
+
+/**
+ * Runs one {@link Compaction} against a retained version and returns the edit that publishes it.
+ * The caller logs the edit; until then the outputs are invisible and a crash leaves them as
+ * orphans that the next open deletes.
+ */
+public final class CompactionJob {
+  private final Compaction compaction;
+  private final Version version;
+  private final TableCache tables;
+  private final TableOutput output;
+  private final BooleanSupplier stop;
+
+  /** What the job did, for stats and the event log. */
+  public record Outcome(VersionEdit edit, Compaction compaction, List<FileMetadata> outputs,
+      long bytesRead, long bytesWritten, long entriesIn, long entriesDropped, boolean trivialMove) {}
+
+  public CompactionJob(Compaction compaction, Version version, TableCache tables,
+      TableOutput output, BooleanSupplier stop) {
+    this.compaction = compaction;
+    this.version = version;
+    this.tables = tables;
+    this.output = output;
+    this.stop = stop;
+  }
+
+  /**
+   * True if no level below the output level can hold {@code key}: a tombstone for it hides
+   * nothing and may be dropped. Keys arrive in ascending order, so each deeper level keeps a
+   * cursor and the whole job costs one pass over the deeper files' boundaries.
+   */
+  private Predicate<byte[]> bottommostCheck() {
+    int first = compaction.outputLevel() + 1;
+    int n = version.numLevels();
+    int[] cursor = new int[n];
+    return key -> {
+      for (int l = first; l < n; l++) {
+        List<FileMetadata> files = version.files(l);
+        while (cursor[l] < files.size() && Keys.compare(files.get(cursor[l]).largestKey(), key) < 0) {
+          cursor[l]++;
+        }
+        if (cursor[l] < files.size() && Keys.compare(files.get(cursor[l]).smallestKey(), key) <= 0) {
+          return false;
+        }
+      }
+      return true;
+    };
+  }
+
+  private boolean rangeIsBottommost() {
+    byte[] lo = compaction.smallestKey();
+    byte[] hi = compaction.largestKey();
+    for (int l = compaction.outputLevel() + 1; l < version.numLevels(); l++) {
+      if (!version.overlapping(l, lo, hi).isEmpty()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  public Outcome run() throws IOException {
+    List<VersionEdit.Removed> removed = new ArrayList<>();
+    for (FileMetadata f : compaction.inputs()) {
+      removed.add(new VersionEdit.Removed(compaction.level(), f.number()));
+    }
+    for (FileMetadata f : compaction.outputLevelInputs()) {
+      removed.add(new VersionEdit.Removed(compaction.outputLevel(), f.number()));
+    }
+    // Trivial move: one file, nothing to merge with, and no tombstone that rewriting would drop.
+    if (compaction.inputs().size() == 1 && compaction.outputLevelInputs().isEmpty()
+        && compaction.level() > 0
+        && (compaction.inputs().get(0).properties().tombstones() == 0 || !rangeIsBottommost())) {
+      FileMetadata f = compaction.inputs().get(0);
+      VersionEdit edit = VersionEdit.of(List.of(new VersionEdit.Added(compaction.outputLevel(), f)),
+          removed);
+      return new Outcome(edit, compaction, List.of(f), 0, 0, 0, 0, true);
+    }
+    List<TableReader> readers = new ArrayList<>();
+    List<InternalIterator> its = new ArrayList<>();
+    try {
+      for (FileMetadata f : compaction.allInputs()) {
+        TableReader r = tables.acquire(f.number());
+        readers.add(r);
+        its.add(r.iterator(Direction.FORWARD, false));
+      }
+      TableOutput.Result result;
+      try (MergingIterator merged = new MergingIterator(its, Direction.FORWARD)) {
+        result = output.write(merged, bottommostCheck(), stop);
+      }
+      List<VersionEdit.Added> added = new ArrayList<>();
+      for (FileMetadata f : result.files()) {
+        added.add(new VersionEdit.Added(compaction.outputLevel(), f));
+      }
+      return new Outcome(VersionEdit.of(added, removed), compaction, result.files(),
+          compaction.inputBytes(), result.bytesWritten(), result.entriesIn(),
+          result.entriesDropped(), false);
+    } finally {
+      for (TableReader r : readers) {
+        r.release();
+      }
+    }
+  }
+}

@@ -1,0 +1,134 @@
+package io.shale.engine.compaction;
+
+import io.shale.engine.key.Keys;
+import io.shale.engine.version.FileMetadata;
+import io.shale.engine.version.Version;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Chooses the next compaction: every eligible file is scored ({@link CompactionScore}) and the
+ * highest-scoring one whose inputs are free is taken. Level 0 is one candidate (its files overlap,
+ * so they are compacted together). Stateless and thread-safe; the caller passes what is running.
+ */
+public final class CompactionPicker {
+  private final CompactionOptions options;
+
+  public CompactionPicker(CompactionOptions options) {
+    this.options = options;
+  }
+
+  /** A scored candidate: a file of {@code level} (or all of level 0, {@code file == null}). */
+  public record Candidate(int level, FileMetadata file, double sizePressure, double score,
+      CompactionReason reason) {}
+
+  /** Size pressure of a level: file count / trigger on level 0, bytes / target below. */
+  public double sizePressure(Version v, int level) {
+    if (level == 0) {
+      return (double) v.files(0).size() / options.level0FileNumCompactionTrigger();
+    }
+    return (double) v.levelBytes(level) / options.targetBytes(level);
+  }
+
+  /** Every eligible candidate of {@code v}, highest score first. */
+  public List<Candidate> candidates(Version v, long nowMillis) {
+    CompactionScore s = options.score();
+    List<Candidate> out = new ArrayList<>();
+    int lastInputLevel = v.numLevels() - 2;
+    List<FileMetadata> l0 = v.files(0);
+    if (!l0.isEmpty()) {
+      long entries = 0;
+      long tombstones = 0;
+      double oldest = 0;
+      for (FileMetadata f : l0) {
+        entries += f.properties().entries();
+        tombstones += f.properties().tombstones();
+        oldest = Math.max(oldest, f.ageDays(nowMillis));
+      }
+      double ratio = entries == 0 ? 0 : (double) tombstones / entries;
+      add(out, 0, null, sizePressure(v, 0), ratio, oldest, s);
+    }
+    for (int level = 1; level <= lastInputLevel; level++) {
+      double pressure = sizePressure(v, level);
+      for (FileMetadata f : v.files(level)) {
+        add(out, level, f, pressure, f.properties().tombstoneRatio(), f.ageDays(nowMillis), s);
+      }
+    }
+    out.sort(Comparator.comparingDouble(Candidate::score).reversed());
+    return out;
+  }
+
+  private static void add(List<Candidate> out, int level, FileMetadata f, double pressure,
+      double tombstoneRatio, double ageDays, CompactionScore s) {
+    if (pressure <= 0) {
+      return;
+    }
+    double trigger = pressure * s.tombstoneFactor(tombstoneRatio);
+    if (trigger < 1.0) {
+      return;
+    }
+    CompactionReason reason = pressure >= 1.0 ? CompactionReason.SIZE : CompactionReason.TOMBSTONES;
+    out.add(new Candidate(level, f, pressure, s.score(pressure, tombstoneRatio, ageDays), reason));
+  }
+
+  /**
+   * The best compaction that does not touch a busy file nor write a key range another running
+   * compaction writes on the same output level; null if there is none.
+   */
+  public Compaction pick(Version v, Set<Long> busyFiles, List<Compaction> running, long nowMillis) {
+    for (Candidate c : candidates(v, nowMillis)) {
+      Compaction comp = expand(v, c.level(), c.file() == null ? v.files(0) : List.of(c.file()),
+          c.score(), c.reason());
+      if (comp != null && isFree(comp, busyFiles, running)) {
+        return comp;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * A manual compaction of the files of {@code level} overlapping {@code [start, end]} (nulls are
+   * unbounded) into the next level, or null if the level holds none there.
+   */
+  public Compaction manual(Version v, int level, byte[] start, byte[] end) {
+    List<FileMetadata> in = v.overlapping(level, start, end);
+    if (in.isEmpty() || level >= v.numLevels() - 1) {
+      return null;
+    }
+    return expand(v, level, level == 0 ? v.files(0) : in, 0, CompactionReason.MANUAL);
+  }
+
+  private Compaction expand(Version v, int level, List<FileMetadata> inputs, double score,
+      CompactionReason reason) {
+    if (inputs.isEmpty()) {
+      return null;
+    }
+    byte[] lo = null;
+    byte[] hi = null;
+    for (FileMetadata f : inputs) {
+      lo = lo == null || Keys.compare(f.smallestKey(), lo) < 0 ? f.smallestKey() : lo;
+      hi = hi == null || Keys.compare(f.largestKey(), hi) > 0 ? f.largestKey() : hi;
+    }
+    int out = level + 1;
+    return new Compaction(level, out, inputs, v.overlapping(out, lo, hi), score, reason);
+  }
+
+  private static boolean isFree(Compaction c, Set<Long> busyFiles, List<Compaction> running) {
+    for (FileMetadata f : c.allInputs()) {
+      if (busyFiles.contains(f.number())) {
+        return false;
+      }
+    }
+    byte[] lo = c.smallestKey();
+    byte[] hi = c.largestKey();
+    for (Compaction r : running) {
+      if (r.outputLevel() == c.outputLevel() && Keys.compare(lo, r.largestKey()) <= 0
+          && Keys.compare(r.smallestKey(), hi) <= 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

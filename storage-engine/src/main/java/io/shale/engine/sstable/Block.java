@@ -1,0 +1,230 @@
+package io.shale.engine.sstable;
+
+import io.shale.engine.io.CorruptionException;
+import io.shale.engine.io.Varints;
+import io.shale.engine.iterator.Direction;
+import io.shale.engine.key.Keys;
+import io.shale.engine.key.ValueKind;
+import java.nio.file.Path;
+import java.util.Arrays;
+
+/**
+ * A decoded, checksum-verified block. Immutable and shared through the block cache; each
+ * iterator keeps its own cursor. Forward iterators decode entry by entry from a restart point;
+ * reverse iterators decode the whole block once (a block is a few KiB) and walk it backwards.
+ */
+final class Block {
+  private final byte[] data;
+  private final int restartsOffset;
+  private final int restartCount;
+  private final Path file;
+  private final long fileOffset;
+
+  Block(byte[] data, Path file, long fileOffset) {
+    this.data = data;
+    this.file = file;
+    this.fileOffset = fileOffset;
+    if (data.length < 4) {
+      throw corrupt("block too short (" + data.length + " bytes)");
+    }
+    restartCount = Varints.readFixed32(data, data.length - 4);
+    long ro = (long) data.length - 4 - 4L * restartCount;
+    if (restartCount <= 0 || ro < 0) {
+      throw corrupt("bad restart count " + restartCount);
+    }
+    restartsOffset = (int) ro;
+  }
+
+  int sizeBytes() {
+    return data.length;
+  }
+
+  private CorruptionException corrupt(String what) {
+    return new CorruptionException(file, fileOffset, what);
+  }
+
+  private int restart(int i) {
+    return Varints.readFixed32(data, restartsOffset + 4 * i);
+  }
+
+  Iter iterator(Direction direction) {
+    return direction == Direction.FORWARD ? new ForwardIter() : new ReverseIter();
+  }
+
+  /** A cursor over this block's entries. */
+  abstract class Iter {
+    byte[] userKey;
+    long trailer;
+    int valueOffset;
+    int valueLength;
+    boolean valid;
+
+    abstract void seekToFirst();
+
+    /** Forward: first entry with user key >= target. Reverse: last entry with user key < target. */
+    abstract void seek(byte[] target);
+
+    abstract void next();
+
+    long sequence() {
+      return Keys.sequenceOf(trailer);
+    }
+
+    ValueKind kind() {
+      ValueKind k = ValueKind.fromCode((int) (trailer & 0xff));
+      if (k == null) {
+        throw corrupt("unknown entry kind " + (trailer & 0xff));
+      }
+      return k;
+    }
+
+    byte[] value() {
+      return Arrays.copyOfRange(data, valueOffset, valueOffset + valueLength);
+    }
+
+    byte[] blockData() {
+      return data;
+    }
+  }
+
+  private final class ForwardIter extends Iter {
+    private byte[] keyBuf = new byte[64];
+    private int pos;
+
+    /** Decode the entry at {@link #pos}; the previous key stays in keyBuf for the shared prefix. */
+    private void decode() {
+      if (pos >= restartsOffset) {
+        valid = false;
+        return;
+      }
+      try {
+        Varints.Cursor c = new Varints.Cursor(data, pos, restartsOffset);
+        int shared = Varints.readVarint32(c);
+        int unshared = Varints.readVarint32(c);
+        int vlen = Varints.readVarint32(c);
+        int keyLen = shared + unshared;
+        if (keyLen < 8 || c.pos + unshared + (long) vlen > restartsOffset) {
+          throw corrupt("entry at block offset " + pos + " overruns its block");
+        }
+        if (keyBuf.length < keyLen) {
+          keyBuf = Arrays.copyOf(keyBuf, Math.max(keyLen, keyBuf.length * 2));
+        }
+        System.arraycopy(data, c.pos, keyBuf, shared, unshared);
+        userKey = Arrays.copyOf(keyBuf, keyLen - 8);
+        trailer = Varints.readFixed64(keyBuf, keyLen - 8);
+        valueOffset = c.pos + unshared;
+        valueLength = vlen;
+        pos = valueOffset + vlen;
+        valid = true;
+      } catch (IllegalStateException e) {
+        throw corrupt("undecodable entry at block offset " + pos + ": " + e.getMessage());
+      }
+    }
+
+    @Override
+    void seekToFirst() {
+      pos = 0;
+      decode();
+    }
+
+    @Override
+    void seek(byte[] target) {
+      // Binary search for the last restart point whose key is < target, then scan forward.
+      int lo = 0;
+      int hi = restartCount - 1;
+      while (lo < hi) {
+        int mid = (lo + hi + 1) >>> 1;
+        pos = restart(mid);
+        decode();
+        if (valid && Keys.compare(userKey, target) < 0) {
+          lo = mid;
+        } else {
+          hi = mid - 1;
+        }
+      }
+      pos = restart(lo);
+      decode();
+      while (valid && Keys.compare(userKey, target) < 0) {
+        decode();
+      }
+    }
+
+    @Override
+    void next() {
+      decode();
+    }
+  }
+
+  private final class ReverseIter extends Iter {
+    private byte[][] keys;
+    private long[] trailers;
+    private int[] valueOffsets;
+    private int[] valueLengths;
+    private int count;
+    private int index;
+
+    private void load() {
+      if (keys != null) {
+        return;
+      }
+      ForwardIter f = new ForwardIter();
+      keys = new byte[16][];
+      trailers = new long[16];
+      valueOffsets = new int[16];
+      valueLengths = new int[16];
+      for (f.seekToFirst(); f.valid; f.next()) {
+        if (count == keys.length) {
+          int n = count * 2;
+          keys = Arrays.copyOf(keys, n);
+          trailers = Arrays.copyOf(trailers, n);
+          valueOffsets = Arrays.copyOf(valueOffsets, n);
+          valueLengths = Arrays.copyOf(valueLengths, n);
+        }
+        keys[count] = f.userKey;
+        trailers[count] = f.trailer;
+        valueOffsets[count] = f.valueOffset;
+        valueLengths[count] = f.valueLength;
+        count++;
+      }
+    }
+
+    private void at(int i) {
+      index = i;
+      valid = i >= 0;
+      if (valid) {
+        userKey = keys[i];
+        trailer = trailers[i];
+        valueOffset = valueOffsets[i];
+        valueLength = valueLengths[i];
+      }
+    }
+
+    @Override
+    void seekToFirst() {
+      load();
+      at(count - 1);
+    }
+
+    @Override
+    void seek(byte[] target) {
+      load();
+      // first index whose key >= target, minus one
+      int lo = 0;
+      int hi = count;
+      while (lo < hi) {
+        int mid = (lo + hi) >>> 1;
+        if (Keys.compare(keys[mid], target) < 0) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+      at(lo - 1);
+    }
+
+    @Override
+    void next() {
+      at(index - 1);
+    }
+  }
+}

@@ -1,0 +1,79 @@
+package io.shale.engine.sstable;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.LongFunction;
+
+/**
+ * Keeps up to {@code capacity} tables open, least recently used closed first. A reader handed
+ * out by {@link #acquire} stays usable until its caller releases it, even if the cache evicts it
+ * meanwhile. Thread-safe.
+ */
+public final class TableCache implements AutoCloseable {
+  private final int capacity;
+  private final BlockCache blockCache;
+  private final LongFunction<Path> pathOf;
+  private final LinkedHashMap<Long, TableReader> open = new LinkedHashMap<>(64, 0.75f, true);
+
+  public TableCache(int capacity, BlockCache blockCache, LongFunction<Path> pathOf) {
+    this.capacity = Math.max(1, capacity);
+    this.blockCache = blockCache;
+    this.pathOf = pathOf;
+  }
+
+  /** A retained reader of table {@code fileNumber}; the caller must {@link TableReader#release}. */
+  public TableReader acquire(long fileNumber) throws IOException {
+    synchronized (this) {
+      TableReader r = open.get(fileNumber);
+      if (r != null && r.retain()) {
+        return r;
+      }
+    }
+    TableReader fresh = TableReader.open(pathOf.apply(fileNumber), fileNumber, blockCache);
+    synchronized (this) {
+      TableReader r = open.get(fileNumber);
+      if (r != null && r.retain()) {
+        fresh.release();
+        return r;
+      }
+      open.put(fileNumber, fresh);
+      fresh.retain();
+      Iterator<Map.Entry<Long, TableReader>> it = open.entrySet().iterator();
+      while (open.size() > capacity && it.hasNext()) {
+        Map.Entry<Long, TableReader> e = it.next();
+        if (e.getKey() != fileNumber) {
+          it.remove();
+          e.getValue().release();
+        }
+      }
+      return fresh;
+    }
+  }
+
+  /** Forget a deleted file: close it (once its users are done) and drop its cached blocks. */
+  public void evict(long fileNumber) {
+    TableReader r;
+    synchronized (this) {
+      r = open.remove(fileNumber);
+    }
+    if (r != null) {
+      r.release();
+    }
+    blockCache.evictFile(fileNumber);
+  }
+
+  public BlockCache blockCache() {
+    return blockCache;
+  }
+
+  @Override
+  public synchronized void close() {
+    for (TableReader r : open.values()) {
+      r.release();
+    }
+    open.clear();
+  }
+}

@@ -1,0 +1,315 @@
+package io.shale.engine.sstable;
+
+import io.shale.engine.bloom.BloomFilter;
+import io.shale.engine.io.Checksums;
+import io.shale.engine.io.CorruptionException;
+import io.shale.engine.io.DurableFiles;
+import io.shale.engine.io.Varints;
+import io.shale.engine.iterator.Direction;
+import io.shale.engine.iterator.InternalIterator;
+import io.shale.engine.key.Keys;
+import io.shale.engine.key.StoredValue;
+import io.shale.engine.key.ValueKind;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * An open table: its footer, index, filter and properties are read and verified at open and kept
+ * in memory; data blocks are read on demand through the block cache.
+ *
+ * <p>Thread-safe: positional reads on a shared channel; iterators are per-caller. Reference
+ * counted by {@link TableCache}: the channel closes when the last user releases it.
+ */
+public final class TableReader {
+  private final Path file;
+  private final long fileNumber;
+  private final FileChannel channel;
+  private final long fileSize;
+  private final BlockCache cache;
+  private final Block index;
+  private final BloomFilter filter;
+  private final TableProperties properties;
+  private final AtomicInteger refs = new AtomicInteger(1);
+
+  private TableReader(Path file, long fileNumber, FileChannel channel, BlockCache cache)
+      throws IOException {
+    this.file = file;
+    this.fileNumber = fileNumber;
+    this.channel = channel;
+    this.cache = cache;
+    this.fileSize = channel.size();
+    if (fileSize < Footer.SIZE) {
+      throw new CorruptionException(file, 0, "file of " + fileSize + " bytes is too short for a table");
+    }
+    ByteBuffer fb = ByteBuffer.allocate(Footer.SIZE);
+    DurableFiles.readFully(channel, fb, fileSize - Footer.SIZE, file);
+    Footer footer = Footer.decode(fb.array(), file, fileSize - Footer.SIZE, fileSize);
+    this.index = new Block(readVerified(footer.index()), file, footer.index().offset());
+    byte[] filterBytes = readVerified(footer.filter());
+    this.filter = filterBytes.length == 0 ? null : BloomFilter.fromBytes(filterBytes);
+    byte[] propsBytes = readVerified(footer.properties());
+    try {
+      this.properties = TableProperties.decode(propsBytes);
+    } catch (IllegalStateException e) {
+      throw new CorruptionException(file, footer.properties().offset(), "bad properties block: "
+          + e.getMessage());
+    }
+  }
+
+  /** Open and verify the fixed parts of a table. The caller owns the returned reference. */
+  public static TableReader open(Path file, long fileNumber, BlockCache cache) throws IOException {
+    FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
+    try {
+      return new TableReader(file, fileNumber, ch, cache);
+    } catch (IOException | RuntimeException e) {
+      ch.close();
+      throw e;
+    }
+  }
+
+  public Path file() {
+    return file;
+  }
+
+  public long fileNumber() {
+    return fileNumber;
+  }
+
+  public TableProperties properties() {
+    return properties;
+  }
+
+  /** Bytes of the Bloom filter held in memory (0 when the table has none). */
+  public int filterMemoryBytes() {
+    return filter == null ? 0 : filter.memoryBytes();
+  }
+
+  /** False only if the Bloom filter proves the table has no version of {@code userKey}. */
+  public boolean mayContain(byte[] userKey) {
+    return filter == null || filter.mayContain(userKey);
+  }
+
+  boolean retain() {
+    while (true) {
+      int r = refs.get();
+      if (r <= 0) {
+        return false;
+      }
+      if (refs.compareAndSet(r, r + 1)) {
+        return true;
+      }
+    }
+  }
+
+  /** Drop one reference; the file is closed when the last one goes. */
+  public void release() {
+    if (refs.decrementAndGet() == 0) {
+      try {
+        channel.close();
+      } catch (IOException ignored) {
+        // a read-only channel: nothing is lost by a failed close
+      }
+    }
+  }
+
+  private byte[] readVerified(BlockHandle h) throws IOException {
+    ByteBuffer buf = ByteBuffer.allocate(h.size() + BlockHandle.TRAILER_SIZE);
+    DurableFiles.readFully(channel, buf, h.offset(), file);
+    byte[] b = buf.array();
+    byte type = b[h.size()];
+    int stored = Varints.readFixed32(b, h.size() + 1);
+    if (Checksums.crc32c(b, 0, h.size(), type) != stored) {
+      throw new CorruptionException(file, h.offset(), "block checksum mismatch (block of "
+          + h.size() + " bytes)");
+    }
+    Compression c = Compression.fromCode(type);
+    if (c == null) {
+      throw new CorruptionException(file, h.offset() + h.size(), "unknown compression type " + type);
+    }
+    if (c == Compression.LZ4) {
+      try {
+        return Compression.lz4Decompress(b, h.size());
+      } catch (RuntimeException e) {
+        throw new CorruptionException(file, h.offset(), "LZ4 block does not decompress: " + e);
+      }
+    }
+    return b.length == h.size() ? b : java.util.Arrays.copyOf(b, h.size());
+  }
+
+  private Block dataBlock(BlockHandle h, boolean fillCache) {
+    Block b = cache.get(fileNumber, h.offset());
+    if (b != null) {
+      return b;
+    }
+    try {
+      b = new Block(readVerified(h), file, h.offset());
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading " + file + " at offset " + h.offset(), e);
+    }
+    if (fillCache) {
+      cache.put(fileNumber, h.offset(), b);
+    }
+    return b;
+  }
+
+  private BlockHandle handleAt(Block.Iter indexIter) {
+    Varints.Cursor c = new Varints.Cursor(indexIter.blockData(), indexIter.valueOffset,
+        indexIter.valueOffset + indexIter.valueLength);
+    try {
+      long off = Varints.readVarint64(c);
+      int size = Varints.readVarint32(c);
+      if (off < 0 || off + size > fileSize) {
+        throw new IllegalStateException("handle out of bounds");
+      }
+      return new BlockHandle(off, size);
+    } catch (IllegalStateException e) {
+      throw new CorruptionException(file, 0, "bad block handle in index: " + e.getMessage());
+    }
+  }
+
+  /**
+   * The newest version of {@code userKey} with sequence {@code <= readSequence}, or null if this
+   * table holds none. Does not consult the Bloom filter (the caller does, to count its checks).
+   */
+  public StoredValue get(byte[] userKey, long readSequence) {
+    try (TableIterator it = new TableIterator(Direction.FORWARD, true)) {
+      it.seek(userKey);
+      while (it.valid() && Keys.compare(it.userKey(), userKey) == 0) {
+        if (it.sequence() <= readSequence) {
+          return new StoredValue(it.kind(), it.kind() == ValueKind.TOMBSTONE ? new byte[0] : it.value());
+        }
+        it.next();
+      }
+      return null;
+    }
+  }
+
+  /** An iterator over this table. {@code fillCache=false} for compaction reads. */
+  public InternalIterator iterator(Direction direction, boolean fillCache) {
+    return new TableIterator(direction, fillCache);
+  }
+
+  /** Read every data block and check its checksum; returns the number of blocks checked. */
+  public long verifyAllBlocks() {
+    long n = 0;
+    Block.Iter idx = index.iterator(Direction.FORWARD);
+    for (idx.seekToFirst(); idx.valid; idx.next()) {
+      BlockHandle h = handleAt(idx);
+      Block b = dataBlock(h, false);
+      Block.Iter it = b.iterator(Direction.FORWARD);
+      for (it.seekToFirst(); it.valid; it.next()) {
+        it.kind();
+      }
+      n++;
+    }
+    return n;
+  }
+
+  private final class TableIterator implements InternalIterator {
+    private final Direction direction;
+    private final boolean fillCache;
+    private final Block.Iter indexIter;
+    private Block.Iter dataIter;
+
+    TableIterator(Direction direction, boolean fillCache) {
+      this.direction = direction;
+      this.fillCache = fillCache;
+      this.indexIter = index.iterator(direction);
+    }
+
+    private void loadBlock() {
+      dataIter = indexIter.valid ? dataBlock(handleAt(indexIter), fillCache).iterator(direction) : null;
+    }
+
+    /** Move across empty tails of blocks to the next entry in this direction. */
+    private void skipExhaustedBlocks() {
+      while (dataIter != null && !dataIter.valid) {
+        indexIter.next();
+        loadBlock();
+        if (dataIter != null) {
+          dataIter.seekToFirst();
+        }
+      }
+    }
+
+    @Override
+    public boolean valid() {
+      return dataIter != null && dataIter.valid;
+    }
+
+    @Override
+    public void seekToFirst() {
+      indexIter.seekToFirst();
+      loadBlock();
+      if (dataIter != null) {
+        dataIter.seekToFirst();
+      }
+      skipExhaustedBlocks();
+    }
+
+    @Override
+    public void seek(byte[] target) {
+      if (direction == Direction.FORWARD) {
+        indexIter.seek(target);
+        loadBlock();
+        if (dataIter != null) {
+          dataIter.seek(target);
+        }
+        skipExhaustedBlocks();
+        return;
+      }
+      // Reverse: the last entry < target is in the first block whose last key >= target, or it is
+      // the last entry of the block before.
+      Block.Iter fwd = index.iterator(Direction.FORWARD);
+      fwd.seek(target);
+      indexIter.seek(target);
+      if (fwd.valid) {
+        Block.Iter candidate = dataBlock(handleAt(fwd), fillCache).iterator(direction);
+        candidate.seek(target);
+        if (candidate.valid) {
+          dataIter = candidate;
+          return;
+        }
+      }
+      loadBlock();
+      if (dataIter != null) {
+        dataIter.seekToFirst();
+      }
+      skipExhaustedBlocks();
+    }
+
+    @Override
+    public void next() {
+      dataIter.next();
+      skipExhaustedBlocks();
+    }
+
+    @Override
+    public byte[] userKey() {
+      return dataIter.userKey;
+    }
+
+    @Override
+    public long sequence() {
+      return dataIter.sequence();
+    }
+
+    @Override
+    public ValueKind kind() {
+      return dataIter.kind();
+    }
+
+    @Override
+    public byte[] value() {
+      return dataIter.value();
+    }
+
+    @Override
+    public void close() {}
+  }
+}

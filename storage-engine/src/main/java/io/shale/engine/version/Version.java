@@ -1,0 +1,181 @@
+package io.shale.engine.version;
+
+import io.shale.engine.key.Keys;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * An immutable set of table files by level.
+ *
+ * <p>Invariants: level 0 is ordered newest first (its files may overlap; a newer file's versions
+ * shadow an older file's); every other level is ordered by smallest key and its files' key ranges
+ * do not overlap, so at most one file per level can hold a given key.
+ *
+ * <p>Thread-safe. Reference counted: {@link #tryRetain} / {@link #release}; the version set holds
+ * one reference to the current version.
+ */
+public final class Version {
+  private static final Comparator<FileMetadata> NEWEST_FIRST = Comparator
+      .comparingLong((FileMetadata f) -> f.properties().largestSequence())
+      .thenComparingLong(FileMetadata::number).reversed();
+  private static final Comparator<FileMetadata> BY_SMALLEST_KEY =
+      (a, b) -> Keys.compare(a.smallestKey(), b.smallestKey());
+
+  private final List<List<FileMetadata>> levels;
+  private final AtomicInteger refs = new AtomicInteger(1);
+  private final VersionSet owner;
+
+  Version(List<List<FileMetadata>> levels, VersionSet owner) {
+    this.levels = levels;
+    this.owner = owner;
+  }
+
+  static Version empty(int numLevels, VersionSet owner) {
+    List<List<FileMetadata>> l = new ArrayList<>();
+    for (int i = 0; i < numLevels; i++) {
+      l.add(List.of());
+    }
+    return new Version(List.copyOf(l), owner);
+  }
+
+  public int numLevels() {
+    return levels.size();
+  }
+
+  public List<FileMetadata> files(int level) {
+    return levels.get(level);
+  }
+
+  public long levelBytes(int level) {
+    long sum = 0;
+    for (FileMetadata f : levels.get(level)) {
+      sum += f.size();
+    }
+    return sum;
+  }
+
+  public List<FileMetadata> allFiles() {
+    List<FileMetadata> all = new ArrayList<>();
+    levels.forEach(all::addAll);
+    return all;
+  }
+
+  /** Files of {@code level} whose key range intersects {@code [start, end]} (null = unbounded). */
+  public List<FileMetadata> overlapping(int level, byte[] start, byte[] end) {
+    List<FileMetadata> out = new ArrayList<>();
+    for (FileMetadata f : levels.get(level)) {
+      if (f.overlaps(start, end)) {
+        out.add(f);
+      }
+    }
+    return out;
+  }
+
+  /** The one file of a level >= 1 that may hold {@code key}, or null. */
+  public FileMetadata fileFor(int level, byte[] key) {
+    List<FileMetadata> files = levels.get(level);
+    int lo = 0;
+    int hi = files.size();
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (Keys.compare(files.get(mid).largestKey(), key) < 0) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    if (lo < files.size() && Keys.compare(files.get(lo).smallestKey(), key) <= 0) {
+      return files.get(lo);
+    }
+    return null;
+  }
+
+  /** The deepest level holding any file, or -1 when the version is empty. */
+  public int deepestNonEmptyLevel() {
+    for (int l = levels.size() - 1; l >= 0; l--) {
+      if (!levels.get(l).isEmpty()) {
+        return l;
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * The version after {@code edit}.
+   *
+   * @throws IllegalStateException if the edit removes a file that is not there, or breaks the
+   *     non-overlap invariant of a level (a bug, or a damaged manifest)
+   */
+  Version apply(VersionEdit edit, VersionSet newOwner) {
+    List<List<FileMetadata>> next = new ArrayList<>();
+    for (List<FileMetadata> l : levels) {
+      next.add(new ArrayList<>(l));
+    }
+    for (VersionEdit.Removed r : edit.removed()) {
+      checkLevel(r.level());
+      boolean gone = next.get(r.level()).removeIf(f -> f.number() == r.number());
+      if (!gone) {
+        throw new IllegalStateException("edit removes file " + r.number() + " absent from level "
+            + r.level());
+      }
+    }
+    Set<Long> present = new HashSet<>();
+    next.forEach(l -> l.forEach(f -> present.add(f.number())));
+    for (VersionEdit.Added a : edit.added()) {
+      checkLevel(a.level());
+      if (!present.add(a.file().number())) {
+        throw new IllegalStateException("edit adds file " + a.file().number() + " twice");
+      }
+      next.get(a.level()).add(a.file());
+    }
+    next.get(0).sort(NEWEST_FIRST);
+    for (int l = 1; l < next.size(); l++) {
+      List<FileMetadata> files = next.get(l);
+      files.sort(BY_SMALLEST_KEY);
+      for (int i = 1; i < files.size(); i++) {
+        if (Keys.compare(files.get(i - 1).largestKey(), files.get(i).smallestKey()) >= 0) {
+          throw new IllegalStateException("files " + files.get(i - 1).number() + " and "
+              + files.get(i).number() + " overlap on level " + l);
+        }
+      }
+    }
+    List<List<FileMetadata>> frozen = new ArrayList<>();
+    for (List<FileMetadata> l : next) {
+      frozen.add(Collections.unmodifiableList(l));
+    }
+    return new Version(List.copyOf(frozen), newOwner);
+  }
+
+  private void checkLevel(int level) {
+    if (level < 0 || level >= levels.size()) {
+      throw new IllegalStateException("level " + level + " outside [0, " + levels.size() + ")");
+    }
+  }
+
+  /** Take a reference unless the version is already dead; lock-free. */
+  public boolean tryRetain() {
+    while (true) {
+      int r = refs.get();
+      if (r <= 0) {
+        return false;
+      }
+      if (refs.compareAndSet(r, r + 1)) {
+        return true;
+      }
+    }
+  }
+
+  public void release() {
+    int r = refs.decrementAndGet();
+    if (r == 0 && owner != null) {
+      owner.versionDied(this);
+    } else if (r < 0) {
+      throw new IllegalStateException("version released more often than retained");
+    }
+  }
+}

@@ -1,0 +1,88 @@
+package io.shale.engine.version;
+
+import io.shale.engine.io.ByteSink;
+import io.shale.engine.io.Varints;
+import io.shale.engine.sstable.TableProperties;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One atomic change to the set of files: files added and removed, and the counters that move
+ * with them. Encoded as tagged fields; a manifest record holds exactly one edit.
+ *
+ * @param persistedAppliedIndex the highest applied index durable after this edit, or -1 if the
+ *     edit does not change it
+ * @param nextFileNumber the smallest file number never used, or -1 if unchanged
+ */
+public record VersionEdit(List<Added> added, List<Removed> removed, long persistedAppliedIndex,
+    long nextFileNumber) {
+
+  /** A file added to a level. */
+  public record Added(int level, FileMetadata file) {}
+
+  /** A file removed from a level. */
+  public record Removed(int level, long number) {}
+
+  private static final int ADD = 1;
+  private static final int REMOVE = 2;
+  private static final int APPLIED = 3;
+  private static final int NEXT_FILE = 4;
+
+  public VersionEdit {
+    added = List.copyOf(added);
+    removed = List.copyOf(removed);
+  }
+
+  public static VersionEdit of(List<Added> added, List<Removed> removed) {
+    return new VersionEdit(added, removed, -1, -1);
+  }
+
+  public byte[] encode() {
+    ByteSink s = new ByteSink(64);
+    for (Added a : added) {
+      s.putVarint(ADD).putVarint(a.level).putVarint(a.file.number()).putVarint(a.file.size())
+          .putBytes(a.file.properties().encode());
+    }
+    for (Removed r : removed) {
+      s.putVarint(REMOVE).putVarint(r.level).putVarint(r.number);
+    }
+    if (persistedAppliedIndex >= 0) {
+      s.putVarint(APPLIED).putVarint(persistedAppliedIndex);
+    }
+    if (nextFileNumber >= 0) {
+      s.putVarint(NEXT_FILE).putVarint(nextFileNumber);
+    }
+    return s.toByteArray();
+  }
+
+  /** Decode; IllegalStateException on malformed input (the caller names file and offset). */
+  public static VersionEdit decode(byte[] b) {
+    List<Added> added = new ArrayList<>();
+    List<Removed> removed = new ArrayList<>();
+    long applied = -1;
+    long next = -1;
+    Varints.Cursor c = new Varints.Cursor(b, 0, b.length);
+    while (c.hasRemaining()) {
+      int tag = Varints.readVarint32(c);
+      switch (tag) {
+        case ADD -> {
+          int level = Varints.readVarint32(c);
+          long number = Varints.readVarint64(c);
+          long size = Varints.readVarint64(c);
+          int len = Varints.readVarint32(c);
+          if (c.pos + len > c.limit) {
+            throw new IllegalStateException("file properties overrun the record");
+          }
+          byte[] props = java.util.Arrays.copyOfRange(b, c.pos, c.pos + len);
+          c.pos += len;
+          added.add(new Added(level, new FileMetadata(number, size, TableProperties.decode(props))));
+        }
+        case REMOVE -> removed.add(new Removed(Varints.readVarint32(c), Varints.readVarint64(c)));
+        case APPLIED -> applied = Varints.readVarint64(c);
+        case NEXT_FILE -> next = Varints.readVarint64(c);
+        default -> throw new IllegalStateException("unknown version edit tag " + tag);
+      }
+    }
+    return new VersionEdit(added, removed, applied, next);
+  }
+}

@@ -1,0 +1,327 @@
+package io.shale.engine.version;
+
+import io.shale.engine.io.Checksums;
+import io.shale.engine.io.CorruptionException;
+import io.shale.engine.io.DurableFiles;
+import io.shale.engine.io.RecordLog;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongConsumer;
+
+/**
+ * The current version, the manifest that makes it durable, and the reference counts that decide
+ * when a table file may be deleted.
+ *
+ * <p>Thread-safety: {@link #logAndApply} and file-number allocation may be called from any
+ * thread (they serialise on this object); {@link #acquireCurrent} is lock-free.
+ */
+public final class VersionSet implements AutoCloseable {
+  static final long MANIFEST_MAGIC = 0x5348414c454d414eL; // "SHALEMAN"
+  static final int MANIFEST_VERSION = 1;
+  private static final long MANIFEST_ROLL_BYTES = 16L << 20;
+
+  private final Path dir;
+  private final int numLevels;
+  private final LongConsumer deleteFile;
+  private final Map<Long, Integer> fileRefs = new HashMap<>();
+  private final Map<Long, FileMetadata> liveFiles = new HashMap<>();
+  private volatile Version current;
+  private volatile long persistedAppliedIndex;
+  private long nextFileNumber;
+  private RecordLog.Writer manifest;
+  private long manifestBytes;
+
+  private VersionSet(Path dir, int numLevels, LongConsumer deleteFile) {
+    this.dir = dir;
+    this.numLevels = numLevels;
+    this.deleteFile = deleteFile;
+  }
+
+  /**
+   * Recover the last durable version of {@code dir} (or start an empty one), then start a fresh
+   * manifest holding it and delete files no version references (leftovers of a crash).
+   *
+   * @param deleteFile called with the number of each table file once no live version lists it
+   */
+  public static VersionSet open(Path dir, int numLevels, LongConsumer deleteFile) throws IOException {
+    VersionSet vs = new VersionSet(dir, numLevels, deleteFile);
+    vs.recover();
+    return vs;
+  }
+
+  private void recover() throws IOException {
+    Path currentFile = dir.resolve(FileNames.CURRENT);
+    Version v = Version.empty(numLevels, this);
+    long applied = -1;
+    long next = 1;
+    if (Files.exists(currentFile)) {
+      Path manifestFile = dir.resolve(readCurrent(currentFile));
+      if (!Files.exists(manifestFile)) {
+        throw new CorruptionException(currentFile, 0, "names missing manifest " + manifestFile.getFileName());
+      }
+      RecordLog.Contents contents = RecordLog.read(manifestFile, MANIFEST_MAGIC, MANIFEST_VERSION);
+      for (int i = 0; i < contents.records().size(); i++) {
+        long offset = contents.offsets().get(i);
+        try {
+          VersionEdit edit = VersionEdit.decode(contents.records().get(i));
+          v = v.apply(edit, this);
+          if (edit.persistedAppliedIndex() >= 0) {
+            applied = edit.persistedAppliedIndex();
+          }
+          if (edit.nextFileNumber() >= 0) {
+            next = Math.max(next, edit.nextFileNumber());
+          }
+        } catch (IllegalStateException e) {
+          throw new CorruptionException(manifestFile, offset, "bad version edit: " + e.getMessage());
+        }
+      }
+      for (FileMetadata f : v.allFiles()) {
+        Path p = FileNames.table(dir, f.number());
+        if (!Files.exists(p)) {
+          throw new CorruptionException(p, 0, "table listed in " + manifestFile.getFileName()
+              + " is missing");
+        }
+        long size = Files.size(p);
+        if (size != f.size()) {
+          throw new CorruptionException(p, Math.min(size, f.size()), "table has " + size
+              + " bytes, manifest says " + f.size());
+        }
+        next = Math.max(next, f.number() + 1);
+      }
+    } else if (hasTables()) {
+      throw new CorruptionException(currentFile, 0, "CURRENT is missing but the directory holds tables");
+    }
+    this.persistedAppliedIndex = applied;
+    this.nextFileNumber = next;
+    install(v);
+    startNewManifest();
+    removeUnreferencedFiles();
+  }
+
+  private boolean hasTables() throws IOException {
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+      for (Path p : ds) {
+        if (FileNames.parseTable(p.getFileName().toString()) >= 0) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  static String readCurrent(Path currentFile) throws IOException {
+    String s = new String(Files.readAllBytes(currentFile), StandardCharsets.ISO_8859_1);
+    int sp = s.indexOf(' ');
+    if (sp < 0 || !s.endsWith("\n")) {
+      throw new CorruptionException(currentFile, 0, "malformed CURRENT file");
+    }
+    String name = s.substring(0, sp);
+    String crc = s.substring(sp + 1, s.length() - 1);
+    byte[] nameBytes = name.getBytes(StandardCharsets.ISO_8859_1);
+    String expected = String.format("%08x", Checksums.crc32c(nameBytes, 0, nameBytes.length));
+    if (!crc.equals(expected) || FileNames.parseManifest(name) < 0) {
+      throw new CorruptionException(currentFile, 0, "CURRENT checksum mismatch or bad manifest name");
+    }
+    return name;
+  }
+
+  static void writeCurrent(Path dir, String manifestName) throws IOException {
+    byte[] nameBytes = manifestName.getBytes(StandardCharsets.ISO_8859_1);
+    String content = manifestName + " "
+        + String.format("%08x", Checksums.crc32c(nameBytes, 0, nameBytes.length)) + "\n";
+    DurableFiles.replaceAtomically(dir.resolve(FileNames.CURRENT),
+        content.getBytes(StandardCharsets.ISO_8859_1));
+  }
+
+  /** An edit that recreates {@code v} from nothing: the first record of every manifest. */
+  private static VersionEdit snapshotEdit(Version v, long applied, long nextFile) {
+    List<VersionEdit.Added> added = new ArrayList<>();
+    for (int l = 0; l < v.numLevels(); l++) {
+      for (FileMetadata f : v.files(l)) {
+        added.add(new VersionEdit.Added(l, f));
+      }
+    }
+    return new VersionEdit(added, List.of(), applied, nextFile);
+  }
+
+  private void startNewManifest() throws IOException {
+    long number = nextFileNumber++;
+    String name = FileNames.manifestName(number);
+    RecordLog.Writer w = RecordLog.Writer.create(dir.resolve(name), MANIFEST_MAGIC, MANIFEST_VERSION);
+    try {
+      byte[] rec = snapshotEdit(current, persistedAppliedIndex, nextFileNumber).encode();
+      w.append(rec);
+      writeCurrent(dir, name);
+    } catch (IOException | RuntimeException e) {
+      w.close();
+      throw e;
+    }
+    RecordLog.Writer old = manifest;
+    manifest = w;
+    manifestBytes = 0;
+    if (old != null) {
+      old.close();
+      Files.deleteIfExists(old.file());
+    }
+  }
+
+  private void removeUnreferencedFiles() throws IOException {
+    String liveManifest = manifest.file().getFileName().toString();
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+      for (Path p : ds) {
+        String name = p.getFileName().toString();
+        long table = FileNames.parseTable(name);
+        boolean orphanTable = table >= 0 && !fileRefs.containsKey(table);
+        boolean staleManifest = FileNames.parseManifest(name) >= 0 && !name.equals(liveManifest);
+        if (orphanTable || staleManifest || name.endsWith(".tmp")) {
+          Files.deleteIfExists(p);
+        }
+      }
+    }
+    DurableFiles.syncDirectory(dir);
+  }
+
+  /** Make {@code v} current; the previous current version loses the set's reference. */
+  private void install(Version v) {
+    synchronized (this) {
+      for (int l = 0; l < v.numLevels(); l++) {
+        for (FileMetadata f : v.files(l)) {
+          fileRefs.merge(f.number(), 1, Integer::sum);
+          liveFiles.put(f.number(), f);
+        }
+      }
+    }
+    Version old = current;
+    current = v;
+    if (old != null) {
+      old.release();
+    }
+  }
+
+  /** Called by a version whose last reference went: its files lose one reference each. */
+  void versionDied(Version v) {
+    List<Long> dead = new ArrayList<>();
+    synchronized (this) {
+      for (int l = 0; l < v.numLevels(); l++) {
+        for (FileMetadata f : v.files(l)) {
+          int r = fileRefs.merge(f.number(), -1, Integer::sum);
+          if (r == 0) {
+            fileRefs.remove(f.number());
+            liveFiles.remove(f.number());
+            dead.add(f.number());
+          }
+        }
+      }
+    }
+    for (long n : dead) {
+      deleteFile.accept(n);
+    }
+  }
+
+  /** The current version with a reference taken; the caller must release it. */
+  public Version acquireCurrent() {
+    while (true) {
+      Version v = current;
+      if (v.tryRetain()) {
+        return v;
+      }
+    }
+  }
+
+  /** The current version without a reference (for decisions made under the engine's locks). */
+  public Version current() {
+    return current;
+  }
+
+  public synchronized long newFileNumber() {
+    return nextFileNumber++;
+  }
+
+  public long persistedAppliedIndex() {
+    return persistedAppliedIndex;
+  }
+
+  /**
+   * Append {@code edit} to the manifest (fsynced), then install the version it produces. If the
+   * append fails the current version is unchanged and the exception propagates.
+   */
+  public synchronized void logAndApply(VersionEdit edit) throws IOException {
+    Version next = current.apply(edit, this);
+    long applied = Math.max(persistedAppliedIndex, edit.persistedAppliedIndex());
+    VersionEdit recorded = new VersionEdit(edit.added(), edit.removed(), applied, nextFileNumber);
+    byte[] rec = recorded.encode();
+    manifest.append(rec);
+    manifestBytes += rec.length;
+    persistedAppliedIndex = applied;
+    install(next);
+    if (manifestBytes > MANIFEST_ROLL_BYTES) {
+      startNewManifest();
+    }
+  }
+
+  /** A retained version with the applied index and next file number recorded alongside it. */
+  public record Pinned(Version version, long appliedIndex, long nextFileNumber) {}
+
+  /** The current version, retained, read atomically with its applied index. */
+  public synchronized Pinned pinCurrent() {
+    return new Pinned(acquireCurrent(), persistedAppliedIndex, nextFileNumber);
+  }
+
+  /** Bytes of table files that only old versions (readers, snapshots) still hold. */
+  public synchronized long pinnedObsoleteBytes() {
+    Version v = current;
+    java.util.Set<Long> inCurrent = new java.util.HashSet<>();
+    v.allFiles().forEach(f -> inCurrent.add(f.number()));
+    long sum = 0;
+    for (FileMetadata f : liveFiles.values()) {
+      if (!inCurrent.contains(f.number())) {
+        sum += f.size();
+      }
+    }
+    return sum;
+  }
+
+  /** Write a manifest and CURRENT describing {@code v} at {@code appliedIndex} into {@code target}. */
+  public static void writeStandaloneManifest(Path target, Version v, long appliedIndex,
+      long nextFile) throws IOException {
+    String name = FileNames.manifestName(nextFile);
+    try (RecordLog.Writer w = RecordLog.Writer.create(target.resolve(name), MANIFEST_MAGIC,
+        MANIFEST_VERSION)) {
+      w.append(snapshotEdit(v, appliedIndex, nextFile + 1).encode());
+    }
+    writeCurrent(target, name);
+  }
+
+  /** The name of the manifest CURRENT points to in {@code dir} (verified). */
+  public static String currentManifestName(Path dir) throws IOException {
+    return readCurrent(dir.resolve(FileNames.CURRENT));
+  }
+
+  /** Read and decode every edit of a manifest; used by the verifier. */
+  public static int verifyManifest(Path manifestFile) throws IOException {
+    RecordLog.Contents c = RecordLog.read(manifestFile, MANIFEST_MAGIC, MANIFEST_VERSION);
+    for (int i = 0; i < c.records().size(); i++) {
+      try {
+        VersionEdit.decode(c.records().get(i));
+      } catch (IllegalStateException e) {
+        throw new CorruptionException(manifestFile, c.offsets().get(i), "bad version edit: "
+            + e.getMessage());
+      }
+    }
+    return c.records().size();
+  }
+
+  @Override
+  public synchronized void close() throws IOException {
+    if (manifest != null) {
+      manifest.close();
+    }
+  }
+}
