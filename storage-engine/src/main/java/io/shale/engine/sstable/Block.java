@@ -64,6 +64,9 @@ final class Block {
     /** Forward: first entry with user key >= target. Reverse: last entry with user key < target. */
     abstract void seek(byte[] target);
 
+    /** Position at the first entry (in key order) with user key >= target, whatever the direction. */
+    abstract void seekCeiling(byte[] target);
+
     abstract void next();
 
     long sequence() {
@@ -150,6 +153,11 @@ final class Block {
     }
 
     @Override
+    void seekCeiling(byte[] target) {
+      seek(target);
+    }
+
+    @Override
     void next() {
       decode();
     }
@@ -207,8 +215,17 @@ final class Block {
 
     @Override
     void seek(byte[] target) {
+      at(ceilingIndex(target) - 1);
+    }
+
+    @Override
+    void seekCeiling(byte[] target) {
+      int i = ceilingIndex(target);
+      at(i < count ? i : -1);
+    }
+
+    private int ceilingIndex(byte[] target) {
       load();
-      // first index whose key >= target, minus one
       int lo = 0;
       int hi = count;
       while (lo < hi) {
@@ -219,7 +236,7 @@ final class Block {
           hi = mid;
         }
       }
-      at(lo - 1);
+      return lo;
     }
 
     @Override

@@ -264,17 +264,17 @@ public final class TableReader {
         return;
       }
       // Reverse: the last entry < target is in the first block whose last key >= target, or it is
-      // the last entry of the block before.
-      Block.Iter fwd = index.iterator(Direction.FORWARD);
-      fwd.seek(target);
-      indexIter.seek(target);
-      if (fwd.valid) {
-        Block.Iter candidate = dataBlock(handleAt(fwd), fillCache).iterator(direction);
-        candidate.seek(target);
-        if (candidate.valid) {
-          dataIter = candidate;
+      // the last entry of the block before (or of the last block, if no block reaches target).
+      indexIter.seekCeiling(target);
+      if (indexIter.valid) {
+        loadBlock();
+        dataIter.seek(target);
+        if (dataIter.valid) {
           return;
         }
+        indexIter.next();
+      } else {
+        indexIter.seekToFirst();
       }
       loadBlock();
       if (dataIter != null) {

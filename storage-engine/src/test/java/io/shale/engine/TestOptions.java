@@ -1,0 +1,26 @@
+package io.shale.engine;
+
+import io.shale.engine.bloom.BloomPolicy;
+import io.shale.engine.compaction.CompactionOptions;
+import io.shale.engine.compaction.CompactionScore;
+import io.shale.engine.sstable.Compression;
+import io.shale.engine.sstable.TableWriteOptions;
+
+/** Options that make a small test workload flush and compact often. */
+final class TestOptions {
+  private TestOptions() {}
+
+  static EngineOptions tiny() {
+    return tiny(Compression.LZ4);
+  }
+
+  static EngineOptions tiny(Compression compression) {
+    return EngineOptions.defaults()
+        .withMemtableSize(16 << 10)
+        .withBlockCache(256 << 10)
+        .withMaxOpenFiles(64)
+        .withTable(new TableWriteOptions(512, 4, compression))
+        .withBloom(BloomPolicy.DEFAULT)
+        .withCompaction(new CompactionOptions(2, 4, 64 << 10, 16 << 10, 5, 1, CompactionScore.SEED));
+  }
+}
