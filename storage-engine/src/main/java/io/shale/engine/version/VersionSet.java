@@ -304,18 +304,27 @@ public final class VersionSet implements AutoCloseable {
     return readCurrent(dir.resolve(FileNames.CURRENT));
   }
 
-  /** Read and decode every edit of a manifest; used by the verifier. */
-  public static int verifyManifest(Path manifestFile) throws IOException {
+  /**
+   * Replay the manifest CURRENT names, without changing anything in {@code dir}, and return the
+   * files of the version it describes. For the verifier.
+   */
+  public static List<FileMetadata> readLiveFiles(Path dir, int numLevels) throws IOException {
+    Path currentFile = dir.resolve(FileNames.CURRENT);
+    Path manifestFile = dir.resolve(readCurrent(currentFile));
+    if (!Files.exists(manifestFile)) {
+      throw new CorruptionException(currentFile, 0, "names missing manifest " + manifestFile.getFileName());
+    }
     RecordLog.Contents c = RecordLog.read(manifestFile, MANIFEST_MAGIC, MANIFEST_VERSION);
+    Version v = Version.empty(numLevels, null);
     for (int i = 0; i < c.records().size(); i++) {
       try {
-        VersionEdit.decode(c.records().get(i));
+        v = v.apply(VersionEdit.decode(c.records().get(i)), null);
       } catch (IllegalStateException e) {
         throw new CorruptionException(manifestFile, c.offsets().get(i), "bad version edit: "
             + e.getMessage());
       }
     }
-    return c.records().size();
+    return v.allFiles();
   }
 
   @Override
