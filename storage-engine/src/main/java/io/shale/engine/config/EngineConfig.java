@@ -1,0 +1,299 @@
+package io.shale.engine.config;
+
+import io.shale.engine.EngineOptions;
+import io.shale.engine.bloom.BloomPolicy;
+import io.shale.engine.compaction.CompactionOptions;
+import io.shale.engine.compaction.CompactionScore;
+import io.shale.engine.sstable.Compression;
+import io.shale.engine.sstable.TableWriteOptions;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.tomlj.Toml;
+import org.tomlj.TomlArray;
+import org.tomlj.TomlParseError;
+import org.tomlj.TomlParseResult;
+import org.tomlj.TomlTable;
+
+/**
+ * Reads the {@code [lsm]} part of a node's TOML file into {@link EngineOptions}. Keys the file
+ * leaves out keep their {@link EngineOptions#defaults()} value.
+ *
+ * <p>The file is shared with the server, so top-level tables other than {@code [lsm]} are left
+ * alone. Inside {@code [lsm]} every key must be known: a misspelled key would otherwise be
+ * ignored and the engine would quietly run with a default its operator thinks they changed.
+ *
+ * <p>Every problem is an {@link IllegalArgumentException} whose message names the full dotted key
+ * (or the line and column, for TOML syntax errors), so it can be shown to the operator as is.
+ */
+public final class EngineConfig {
+  private static final List<String> LSM_KEYS = List.of("memtable_size",
+      "max_immutable_memtables", "block_cache_size", "max_open_files", "block_size",
+      "block_restart_interval", "compression");
+  private static final List<String> LSM_TABLES = List.of("bloom", "compaction");
+  private static final List<String> BLOOM_KEYS = List.of("level_0", "level_1", "level_2",
+      "default");
+  private static final List<String> COMPACTION_KEYS = List.of(
+      "level0_file_num_compaction_trigger", "level_multiplier", "max_bytes_for_level_base",
+      "target_file_size_base", "num_levels", "threads", "tombstone_weight", "age_weight",
+      "age_cap_days");
+  private static final int MAX_REPORTED_SYNTAX_ERRORS = 5;
+
+  private EngineConfig() {}
+
+  /**
+   * Reads and parses {@code file}. One exception type covers both "cannot read" and "bad
+   * contents" because a caller at startup handles them the same way: print and refuse to start.
+   *
+   * @throws IllegalArgumentException if the file cannot be read or is not a valid configuration;
+   *     the message starts with the file's path
+   */
+  public static EngineOptions load(Path file) {
+    String text;
+    try {
+      text = Files.readString(file);
+    } catch (IOException e) {
+      throw new IllegalArgumentException(file + ": cannot read configuration: " + e, e);
+    }
+    try {
+      return parse(text);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Parses TOML text.
+   *
+   * @throws IllegalArgumentException on a syntax error, an unknown key or table inside
+   *     {@code [lsm]}, a value of the wrong type, or a value out of range
+   */
+  public static EngineOptions parse(String tomlText) {
+    TomlParseResult toml = Toml.parse(tomlText);
+    if (toml.hasErrors()) {
+      throw syntaxError(toml.errors());
+    }
+    // Unknown keys are checked in every table before any value is read: a misspelled key is
+    // the more likely root cause than whatever else looks wrong.
+    Section lsm = new Section(List.of("lsm"), table(toml, List.of(), "lsm"), LSM_KEYS,
+        LSM_TABLES);
+    Section bloom = lsm.child("bloom", BLOOM_KEYS);
+    Section compaction = lsm.child("compaction", COMPACTION_KEYS);
+
+    EngineOptions d = EngineOptions.defaults();
+    TableWriteOptions table = new TableWriteOptions(
+        lsm.intSize("block_size", d.table().blockSize()),
+        lsm.integer("block_restart_interval", d.table().restartInterval()),
+        lsm.compression("compression", d.table().compression()));
+    BloomPolicy b = d.bloom();
+    BloomPolicy bloomPolicy = new BloomPolicy(
+        bloom.integer("level_0", b.level0()),
+        bloom.integer("level_1", b.level1()),
+        bloom.integer("level_2", b.level2()),
+        bloom.integer("default", b.deeper()));
+    CompactionOptions c = d.compaction();
+    CompactionScore s = c.score();
+    CompactionOptions compactionOptions = new CompactionOptions(
+        compaction.integer("level0_file_num_compaction_trigger",
+            c.level0FileNumCompactionTrigger()),
+        compaction.integer("level_multiplier", c.levelMultiplier()),
+        compaction.size("max_bytes_for_level_base", c.maxBytesForLevelBase()),
+        compaction.size("target_file_size_base", c.targetFileSizeBytes()),
+        compaction.integer("num_levels", c.numLevels()),
+        compaction.integer("threads", c.threads()),
+        new CompactionScore(
+            compaction.number("tombstone_weight", s.tombstoneWeight()),
+            compaction.number("age_weight", s.ageWeight()),
+            compaction.number("age_cap_days", s.ageCapDays())));
+    return new EngineOptions(
+        lsm.size("memtable_size", d.memtableSizeBytes()),
+        lsm.integer("max_immutable_memtables", d.maxImmutableMemtables()),
+        lsm.size("block_cache_size", d.blockCacheBytes()),
+        lsm.integer("max_open_files", d.maxOpenFiles()),
+        table, bloomPolicy, compactionOptions);
+  }
+
+  private static IllegalArgumentException syntaxError(List<TomlParseError> errors) {
+    String shown = errors.stream().limit(MAX_REPORTED_SYNTAX_ERRORS)
+        .map(e -> e.position() + ": " + e.getMessage())
+        .collect(Collectors.joining("; "));
+    int hidden = errors.size() - MAX_REPORTED_SYNTAX_ERRORS;
+    return new IllegalArgumentException("invalid TOML at " + shown
+        + (hidden > 0 ? " (and " + hidden + " more errors)" : ""));
+  }
+
+  /** The table at {@code parent.name}, or null if absent. */
+  private static TomlTable table(TomlTable parent, List<String> parentPath, String name) {
+    Object value = parent.get(List.of(name));
+    if (value == null || value instanceof TomlTable) {
+      return (TomlTable) value;
+    }
+    throw new IllegalArgumentException(dotted(parentPath, name) + " must be a table, got "
+        + describe(value));
+  }
+
+  private static String dotted(List<String> path, String key) {
+    List<String> full = new ArrayList<>(path);
+    full.add(key);
+    return Toml.joinKeyPath(full);
+  }
+
+  private static String describe(Object value) {
+    if (value instanceof String text) {
+      return "string \"" + Toml.tomlEscape(text) + "\"";
+    }
+    if (value instanceof Long) {
+      return "integer " + value;
+    }
+    if (value instanceof Double) {
+      return "float " + value;
+    }
+    if (value instanceof Boolean) {
+      return "boolean " + value;
+    }
+    if (value instanceof TomlArray) {
+      return "an array";
+    }
+    if (value instanceof TomlTable) {
+      return "a table";
+    }
+    return "date/time " + value;
+  }
+
+  /** One table under {@code [lsm]}, possibly absent from the file, read with typed getters. */
+  private static final class Section {
+    private final List<String> path;
+    private final TomlTable table;
+    private final List<String> keys;
+
+    Section(List<String> path, TomlTable table, List<String> keys, List<String> tables) {
+      this.path = path;
+      this.table = table;
+      this.keys = keys;
+      if (table != null) {
+        rejectUnknown(tables);
+      }
+    }
+
+    /** A sub-table, which itself has no sub-tables (none exist yet below the first level). */
+    Section child(String name, List<String> childKeys) {
+      List<String> childPath = new ArrayList<>(path);
+      childPath.add(name);
+      TomlTable child = table == null ? null : table(table, path, name);
+      return new Section(List.copyOf(childPath), child, childKeys, List.of());
+    }
+
+    private void rejectUnknown(List<String> tables) {
+      String here = "[" + Toml.joinKeyPath(path) + "]";
+      for (String key : table.keySet()) {
+        if (keys.contains(key) || tables.contains(key)) {
+          continue;
+        }
+        if (table.get(List.of(key)) instanceof TomlTable) {
+          String known = tables.isEmpty() ? "none"
+              : tables.stream().map(t -> "[" + dotted(path, t) + "]")
+                  .collect(Collectors.joining(", "));
+          throw new IllegalArgumentException("unknown configuration table ["
+              + dotted(path, key) + "] (known tables in " + here + ": " + known + ")");
+        }
+        throw new IllegalArgumentException("unknown configuration key " + dotted(path, key)
+            + " (known keys in " + here + ": " + String.join(", ", keys) + ")");
+      }
+    }
+
+    int integer(String key, int fallback) {
+      Object value = get(key);
+      if (value == null) {
+        return fallback;
+      }
+      if (!(value instanceof Long n)) {
+        throw typeError(key, "an integer", value);
+      }
+      return toInt(key, n);
+    }
+
+    long size(String key, long fallback) {
+      Object value = get(key);
+      if (value == null) {
+        return fallback;
+      }
+      if (value instanceof String text) {
+        return ByteSize.parse(name(key), text);
+      }
+      if (!(value instanceof Long n)) {
+        throw typeError(key, "a size (integer bytes, or a string such as \"64MiB\")", value);
+      }
+      if (n < 0) {
+        throw new IllegalArgumentException(name(key) + " must not be negative, got " + n);
+      }
+      return n;
+    }
+
+    /** A size held in an int by the records (block sizes). */
+    int intSize(String key, int fallback) {
+      long n = size(key, fallback);
+      if (n > Integer.MAX_VALUE) {
+        throw new IllegalArgumentException(name(key) + " must be below 2GiB, got "
+            + ByteSize.format(n));
+      }
+      return (int) n;
+    }
+
+    /** A float; an integer is accepted too, since "3" for a weight of 3.0 is not a mistake. */
+    double number(String key, double fallback) {
+      Object value = get(key);
+      if (value == null) {
+        return fallback;
+      }
+      if (value instanceof Long n) {
+        return n;
+      }
+      if (!(value instanceof Double d)) {
+        throw typeError(key, "a number", value);
+      }
+      // NaN passes every range check (all comparisons are false), so it is stopped here.
+      if (!Double.isFinite(d)) {
+        throw new IllegalArgumentException(name(key) + " must be a finite number, got " + d);
+      }
+      return d;
+    }
+
+    Compression compression(String key, Compression fallback) {
+      Object value = get(key);
+      if (value == null) {
+        return fallback;
+      }
+      Compression c = value instanceof String text ? Compression.fromName(text) : null;
+      if (c == null) {
+        throw typeError(key, "one of \"none\", \"lz4\"", value);
+      }
+      return c;
+    }
+
+    private Object get(String key) {
+      if (!keys.contains(key)) {
+        throw new IllegalStateException(name(key) + " is read but not listed as a known key");
+      }
+      return table == null ? null : table.get(List.of(key));
+    }
+
+    private int toInt(String key, long n) {
+      if (n < Integer.MIN_VALUE || n > Integer.MAX_VALUE) {
+        throw new IllegalArgumentException(name(key) + " must fit in a 32-bit integer, got " + n);
+      }
+      return (int) n;
+    }
+
+    private String name(String key) {
+      return dotted(path, key);
+    }
+
+    private IllegalArgumentException typeError(String key, String expected, Object value) {
+      return new IllegalArgumentException(name(key) + " must be " + expected + ", got "
+          + describe(value));
+    }
+  }
+}

@@ -1,0 +1,2 @@
+/** Reads an engine's TOML configuration (the {@code [lsm]} tables) into {@code EngineOptions}. */
+package io.shale.engine.config;
