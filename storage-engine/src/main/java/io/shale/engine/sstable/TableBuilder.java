@@ -94,9 +94,14 @@ public final class TableBuilder {
     return entries;
   }
 
-  /** Bytes written so far plus the open block: what the file would be if finished now. */
+  /**
+   * What the file would weigh if finished now: bytes written, the open block, and the filter,
+   * index and footer still to come. Compaction cuts output files on this.
+   */
   public long estimatedFileSize() {
-    return offset + out.position() + data.estimatedSize();
+    long filter = bloomBitsPerKey == 0 ? 0 : ((long) hashCount * bloomBitsPerKey + 7) / 8 + 1;
+    return offset + out.position() + data.estimatedSize() + index.estimatedSize() + filter
+        + 3L * BlockHandle.TRAILER_SIZE + Footer.SIZE + 128;
   }
 
   private void flushDataBlock() throws IOException {

@@ -35,6 +35,16 @@ public final class Version {
     this.owner = owner;
   }
 
+  /** An empty version owned by nobody (for tools and tests; its release deletes nothing). */
+  public static Version empty(int numLevels) {
+    return empty(numLevels, null);
+  }
+
+  /** The version after {@code edit}, owned by nobody (for tools and tests). */
+  public Version apply(VersionEdit edit) {
+    return apply(edit, null);
+  }
+
   static Version empty(int numLevels, VersionSet owner) {
     List<List<FileMetadata>> l = new ArrayList<>();
     for (int i = 0; i < numLevels; i++) {

@@ -1,0 +1,169 @@
+package io.shale.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Contracts of the public API that the model-based test does not pin down on its own. */
+class EngineBehaviourTest {
+  @TempDir Path dir;
+
+  private static byte[] b(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static void fill(Engine e, long firstIndex, int keys, int valueSize, long seed) {
+    Random r = new Random(seed);
+    for (int i = 0; i < keys; i++) {
+      byte[] v = new byte[valueSize];
+      r.nextBytes(v);
+      e.apply(new WriteBatch().put(b(String.format("key-%07d", r.nextInt(keys * 2))), v),
+          firstIndex + i);
+    }
+  }
+
+  @Test
+  void oversizedKeysAndValuesAreRejectedNamingTheLimit() {
+    WriteBatch batch = new WriteBatch();
+    assertThatThrownBy(() -> batch.put(new byte[64 * 1024 + 1], new byte[1]))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("65536 bytes");
+    assertThatThrownBy(() -> batch.delete(new byte[64 * 1024 + 1]))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("64 KiB");
+    assertThatThrownBy(() -> batch.put(b("k"), new byte[64 * 1024 * 1024 + 1]))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("64 MiB");
+    assertThatThrownBy(() -> batch.put(null, new byte[1]))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("key");
+    batch.put(new byte[64 * 1024], new byte[10]); // exactly at the limit is fine
+    assertThat(batch.size()).isEqualTo(1);
+  }
+
+  @Test
+  void indicesMustIncreaseAndAreRememberedAcrossReopen() throws IOException {
+    try (Engine e = Engine.open(dir, TestOptions.tiny())) {
+      assertThat(e.persistedAppliedIndex()).isEqualTo(-1);
+      e.apply(new WriteBatch().put(b("a"), b("1")), 5);
+      assertThatThrownBy(() -> e.apply(new WriteBatch().put(b("a"), b("2")), 5))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("index 5 does not increase");
+      assertThat(e.get(b("a"))).isEqualTo(b("1"));
+      e.apply(new WriteBatch(), 9); // an empty batch still advances the index (a Raft no-op)
+      assertThat(e.flush()).isEqualTo(9);
+    }
+    try (Engine e = Engine.open(dir, TestOptions.tiny())) {
+      assertThat(e.persistedAppliedIndex()).isEqualTo(9);
+      assertThatThrownBy(() -> e.apply(new WriteBatch(), 9)).isInstanceOf(IllegalArgumentException.class);
+    }
+  }
+
+  @Test
+  void aSecondEngineCannotOpenTheSameDirectory() throws IOException {
+    try (Engine e = Engine.open(dir, TestOptions.tiny())) {
+      assertThatThrownBy(() -> Engine.open(dir, TestOptions.tiny()))
+          .isInstanceOf(IllegalStateException.class).hasMessageContaining("in use");
+    }
+  }
+
+  @Test
+  void laterOperationOnTheSameKeyInABatchWins() throws IOException {
+    try (Engine e = Engine.open(dir, TestOptions.tiny())) {
+      e.apply(new WriteBatch().put(b("k"), b("1")).delete(b("k")), 1);
+      assertThat(e.get(b("k"))).isNull();
+      e.apply(new WriteBatch().delete(b("k")).put(b("k"), b("2")), 2);
+      assertThat(e.get(b("k"))).isEqualTo(b("2"));
+      e.flush();
+      assertThat(e.get(b("k"))).isEqualTo(b("2"));
+    }
+  }
+
+  @Test
+  void tombstonesAreDroppedAtTheBottomLevel() throws IOException {
+    try (Engine e = Engine.open(dir, TestOptions.tiny())) {
+      for (int i = 0; i < 2000; i++) {
+        e.apply(new WriteBatch().put(b(String.format("k%05d", i)), new byte[100]), i);
+      }
+      e.compactRange();
+      assertThat(e.stats().totalFiles()).isPositive();
+      for (int i = 0; i < 2000; i++) {
+        e.apply(new WriteBatch().delete(b(String.format("k%05d", i))), 2000 + i);
+      }
+      e.flush();
+      assertThat(e.stats().levels().stream().mapToLong(EngineStats.LevelStats::tombstones).sum())
+          .isPositive();
+      e.compactRange();
+      EngineStats s = e.stats();
+      assertThat(s.levels().stream().mapToLong(EngineStats.LevelStats::entries).sum()).isZero();
+      assertThat(s.totalFiles()).isZero();
+      try (ScanIterator it = e.scan(ScanOptions.all())) {
+        assertThat(it.next()).isFalse();
+      }
+    }
+  }
+
+  @Test
+  void compactionKeepsLevelZeroSmallAndSplitsOutputAtTheTargetSize() throws IOException {
+    EngineOptions o = TestOptions.tiny();
+    try (Engine e = Engine.open(dir, o)) {
+      fill(e, 0, 20_000, 100, 1);
+      e.flush();
+      e.awaitCompactions();
+      EngineStats s = e.stats();
+      assertThat(s.levels().get(0).files())
+          .isLessThan(o.compaction().level0FileNumCompactionTrigger());
+      assertThat(s.compactions()).isPositive();
+      assertThat(s.compactionBytesWritten()).isPositive();
+      int deeperFiles = 0;
+      for (int l = 1; l < s.levels().size(); l++) {
+        EngineStats.LevelStats ls = s.levels().get(l);
+        deeperFiles += ls.files();
+        if (ls.files() > 0) {
+          // Cut at the first key boundary past the target: at most one block over.
+          assertThat(ls.bytes() / ls.files())
+              .isLessThanOrEqualTo(o.compaction().targetFileSizeBytes() + 2 * o.table().blockSize());
+        }
+      }
+      assertThat(deeperFiles).isGreaterThan(5);
+    }
+  }
+
+  @Test
+  void bloomBitsFollowTheLevelTheTableIsWrittenTo() throws IOException {
+    try (Engine e = Engine.open(dir, TestOptions.tiny().withMemtableSize(4 << 20))) {
+      fill(e, 0, 30_000, 20, 2);
+      e.flush();
+      EngineStats.LevelStats l0 = e.stats().levels().get(0);
+      assertThat(bitsPerKey(l0)).isBetween(15.9, 16.3);
+      e.compactRange();
+      EngineStats.LevelStats l1 = e.stats().levels().get(1);
+      assertThat(l1.entries()).isPositive();
+      assertThat(bitsPerKey(l1)).isBetween(13.9, 14.3);
+    }
+  }
+
+  private static double bitsPerKey(EngineStats.LevelStats l) {
+    // Each filter stores one probe-count byte besides its bits.
+    return (l.bloomBytes() - l.files()) * 8.0 / l.entries();
+  }
+
+  @Test
+  void pointReadsOfAbsentKeysSkipTablesWhoseFilterSaysNo() throws IOException {
+    try (Engine e = Engine.open(dir, TestOptions.tiny())) {
+      fill(e, 0, 5000, 50, 3);
+      e.flush();
+      e.awaitCompactions();
+      assertThat(e.stats().totalFiles()).isGreaterThan(3);
+      long missesBefore = e.stats().blockCacheMisses();
+      for (int i = 0; i < 5000; i++) {
+        assertThat(e.get(b("absent-" + i))).isNull();
+      }
+      long blockReads = e.stats().blockCacheMisses() - missesBefore;
+      // Without filters every probe would read a block of every overlapping table; with 14-16
+      // bits per key, a handful of false positives at most.
+      assertThat(blockReads).isLessThan(30);
+    }
+  }
+}

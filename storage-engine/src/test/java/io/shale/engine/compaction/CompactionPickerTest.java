@@ -1,0 +1,118 @@
+package io.shale.engine.compaction;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.shale.engine.sstable.TableProperties;
+import io.shale.engine.version.FileMetadata;
+import io.shale.engine.version.Version;
+import io.shale.engine.version.VersionEdit;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The picker orders candidates by the seed's score and respects eligibility and busy files. */
+class CompactionPickerTest {
+  private static final long NOW = 1_000L * 86_400_000L;
+  private static final long MIB = 1 << 20;
+  private static final CompactionOptions OPTIONS = new CompactionOptions(4, 10, 10 * MIB, MIB, 7, 1,
+      CompactionScore.SEED);
+
+  private static FileMetadata file(long number, String lo, String hi, long size, double tombstones,
+      double ageDays) {
+    long entries = 1000;
+    TableProperties p = new TableProperties(entries, (long) (entries * tombstones), 0, 0, 1, 0, 10,
+        lo.getBytes(StandardCharsets.UTF_8), hi.getBytes(StandardCharsets.UTF_8), 1, 1,
+        NOW - (long) (ageDays * 86_400_000L), 1);
+    return new FileMetadata(number, size, p);
+  }
+
+  private static Version version(int level, FileMetadata... files) {
+    List<VersionEdit.Added> added = new ArrayList<>();
+    for (FileMetadata f : files) {
+      added.add(new VersionEdit.Added(level, f));
+    }
+    return Version.empty(7).apply(VersionEdit.of(added, List.of()));
+  }
+
+  @Test
+  void scoreIsTheSeedFormula() {
+    CompactionScore s = CompactionScore.SEED;
+    assertThat(s.score(1.5, 0.4, 0)).isCloseTo(1.5 * (1 + 3 * 0.4), within(1e-9));
+    assertThat(s.score(2.0, 0.0, 1.0)).isCloseTo(2.0 * 1.5, within(1e-9));
+    // Both factors saturate: tombstone ratio at 1, age at 2 days.
+    assertThat(s.score(1.0, 5.0, 30.0)).isCloseTo(4.0 * 2.0, within(1e-9));
+  }
+
+  @Test
+  void tombstoneDenseFileGoesFirstThenTheOldOne() {
+    // Level 1 holds 15 MiB against a 10 MiB target: pressure 1.5 for every file.
+    Version v = version(1,
+        file(1, "a", "b", 5 * MIB, 0.0, 0.0),
+        file(2, "c", "d", 5 * MIB, 0.0, 2.0),
+        file(3, "e", "f", 5 * MIB, 0.4, 0.0));
+    List<CompactionPicker.Candidate> c = new CompactionPicker(OPTIONS).candidates(v, NOW);
+    assertThat(c).extracting(x -> x.file().number()).containsExactly(3L, 2L, 1L);
+    assertThat(c.get(0).score()).isCloseTo(1.5 * 2.2, within(1e-6));
+    assertThat(c.get(1).score()).isCloseTo(1.5 * 2.0, within(1e-6));
+    Compaction picked = new CompactionPicker(OPTIONS).pick(v, Set.of(), List.of(), NOW);
+    assertThat(picked.inputs()).extracting(FileMetadata::number).containsExactly(3L);
+    assertThat(picked.outputLevel()).isEqualTo(2);
+    assertThat(picked.reason()).isEqualTo(CompactionReason.SIZE);
+  }
+
+  @Test
+  void withoutTheTombstoneAndAgeFactorsOnlySizeCounts() {
+    Version v = version(1,
+        file(1, "a", "b", 5 * MIB, 0.0, 0.0),
+        file(3, "e", "f", 5 * MIB, 0.9, 2.0));
+    CompactionPicker sizeOnly = new CompactionPicker(OPTIONS.withScore(CompactionScore.SIZE_ONLY));
+    assertThat(sizeOnly.candidates(v, NOW)).extracting(CompactionPicker.Candidate::score)
+        .containsExactly(1.0, 1.0);
+  }
+
+  @Test
+  void underTargetLevelIsCompactedOnlyForTombstonesNotForAge() {
+    // 5 MiB of a 10 MiB target: pressure 0.5.
+    Version v = version(1,
+        file(1, "a", "b", 2 * MIB, 0.5, 0.0),   // 0.5 * 2.5 = 1.25: eligible
+        file(2, "c", "d", 2 * MIB, 0.0, 2.0),   // age alone: not eligible
+        file(3, "e", "f", MIB, 0.1, 0.0));      // 0.5 * 1.3 = 0.65: not eligible
+    List<CompactionPicker.Candidate> c = new CompactionPicker(OPTIONS).candidates(v, NOW);
+    assertThat(c).extracting(x -> x.file().number()).containsExactly(1L);
+    assertThat(c.get(0).reason()).isEqualTo(CompactionReason.TOMBSTONES);
+  }
+
+  @Test
+  void levelZeroCompactsAllItsFilesWithTheOverlappingLevelOneFiles() {
+    List<VersionEdit.Added> added = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      added.add(new VersionEdit.Added(0, file(10 + i, "b", "m", MIB, 0, 0)));
+    }
+    added.add(new VersionEdit.Added(1, file(1, "a", "c", MIB, 0, 0)));
+    added.add(new VersionEdit.Added(1, file(2, "n", "z", MIB, 0, 0)));
+    Version v = Version.empty(7).apply(VersionEdit.of(added, List.of()));
+    Compaction c = new CompactionPicker(OPTIONS).pick(v, Set.of(), List.of(), NOW);
+    assertThat(c.level()).isZero();
+    assertThat(c.inputs()).hasSize(4);
+    assertThat(c.outputLevelInputs()).extracting(FileMetadata::number).containsExactly(1L);
+    // Three files are under the trigger: nothing to do.
+    Version three = Version.empty(7).apply(VersionEdit.of(added.subList(0, 3), List.of()));
+    assertThat(new CompactionPicker(OPTIONS).pick(three, Set.of(), List.of(), NOW)).isNull();
+  }
+
+  @Test
+  void busyFilesAndOverlappingRunningOutputsAreSkipped() {
+    Version v = version(1,
+        file(1, "a", "b", 5 * MIB, 0.0, 0.0),
+        file(3, "e", "f", 5 * MIB, 0.4, 0.0),
+        file(4, "g", "h", 5 * MIB, 0.2, 0.0));
+    CompactionPicker p = new CompactionPicker(OPTIONS);
+    assertThat(p.pick(v, Set.of(3L), List.of(), NOW).inputs().get(0).number()).isEqualTo(4L);
+    Compaction running = p.pick(v, Set.of(), List.of(), NOW);
+    Compaction next = p.pick(v, Set.of(3L), List.of(running), NOW);
+    assertThat(next.inputs().get(0).number()).isEqualTo(4L);
+  }
+}
