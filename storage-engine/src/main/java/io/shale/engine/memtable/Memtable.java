@@ -143,7 +143,8 @@ public final class Memtable {
 
     @Override
     public byte[] value() {
-      return current.getValue().value();
+      // A copy: the array handed out must not alias the memtable's, which readers share.
+      return current.getValue().value().clone();
     }
 
     @Override
