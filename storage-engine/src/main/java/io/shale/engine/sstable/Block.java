@@ -53,7 +53,6 @@ final class Block {
 
   /** A cursor over this block's entries. */
   abstract class Iter {
-    byte[] userKey;
     long trailer;
     int valueOffset;
     int valueLength;
@@ -68,6 +67,9 @@ final class Block {
     abstract void seekCeiling(byte[] target);
 
     abstract void next();
+
+    /** The current user key. The array is not shared with later positions. */
+    abstract byte[] userKey();
 
     long sequence() {
       return Keys.sequenceOf(trailer);
@@ -90,9 +92,33 @@ final class Block {
     }
   }
 
+  /**
+   * Decodes in place: the current key lives in a reused buffer and is copied out only when asked
+   * for, so a seek that compares a dozen keys allocates nothing.
+   */
   private final class ForwardIter extends Iter {
     private byte[] keyBuf = new byte[64];
+    private int userKeyLen;
+    private byte[] userKeyCopy;
     private int pos;
+
+    private int readVarint() {
+      int result = 0;
+      for (int shift = 0; shift < 32; shift += 7) {
+        if (pos >= restartsOffset) {
+          throw corrupt("truncated varint in block");
+        }
+        byte b = data[pos++];
+        result |= (b & 0x7f) << shift;
+        if (b >= 0) {
+          if (result < 0) {
+            throw corrupt("varint out of range in block");
+          }
+          return result;
+        }
+      }
+      throw corrupt("varint longer than 5 bytes in block");
+    }
 
     /** Decode the entry at {@link #pos}; the previous key stays in keyBuf for the shared prefix. */
     private void decode() {
@@ -100,33 +126,49 @@ final class Block {
         valid = false;
         return;
       }
-      try {
-        Varints.Cursor c = new Varints.Cursor(data, pos, restartsOffset);
-        int shared = Varints.readVarint32(c);
-        int unshared = Varints.readVarint32(c);
-        int vlen = Varints.readVarint32(c);
-        int keyLen = shared + unshared;
-        if (keyLen < 8 || c.pos + unshared + (long) vlen > restartsOffset) {
-          throw corrupt("entry at block offset " + pos + " overruns its block");
-        }
-        if (keyBuf.length < keyLen) {
-          keyBuf = Arrays.copyOf(keyBuf, Math.max(keyLen, keyBuf.length * 2));
-        }
-        System.arraycopy(data, c.pos, keyBuf, shared, unshared);
-        userKey = Arrays.copyOf(keyBuf, keyLen - 8);
-        trailer = Varints.readFixed64(keyBuf, keyLen - 8);
-        valueOffset = c.pos + unshared;
-        valueLength = vlen;
-        pos = valueOffset + vlen;
-        valid = true;
-      } catch (IllegalStateException e) {
-        throw corrupt("undecodable entry at block offset " + pos + ": " + e.getMessage());
+      int entryStart = pos;
+      int shared = readVarint();
+      int unshared = readVarint();
+      int vlen = readVarint();
+      int keyLen = shared + unshared;
+      if (keyLen < 8 || shared > userKeyLen + 8 || (long) pos + unshared + vlen > restartsOffset) {
+        throw corrupt("entry at block offset " + entryStart + " overruns its block");
       }
+      if (keyBuf.length < keyLen) {
+        keyBuf = Arrays.copyOf(keyBuf, Math.max(keyLen, keyBuf.length * 2));
+      }
+      System.arraycopy(data, pos, keyBuf, shared, unshared);
+      userKeyLen = keyLen - 8;
+      userKeyCopy = null;
+      trailer = Varints.readFixed64(keyBuf, userKeyLen);
+      valueOffset = pos + unshared;
+      valueLength = vlen;
+      pos = valueOffset + vlen;
+      valid = true;
+    }
+
+    private int compareTo(byte[] target) {
+      return Arrays.compareUnsigned(keyBuf, 0, userKeyLen, target, 0, target.length);
+    }
+
+    @Override
+    byte[] userKey() {
+      if (userKeyCopy == null) {
+        userKeyCopy = Arrays.copyOf(keyBuf, userKeyLen);
+      }
+      return userKeyCopy;
     }
 
     @Override
     void seekToFirst() {
       pos = 0;
+      userKeyLen = 0;
+      decode();
+    }
+
+    private void decodeAtRestart(int i) {
+      pos = restart(i);
+      userKeyLen = 0;
       decode();
     }
 
@@ -137,17 +179,15 @@ final class Block {
       int hi = restartCount - 1;
       while (lo < hi) {
         int mid = (lo + hi + 1) >>> 1;
-        pos = restart(mid);
-        decode();
-        if (valid && Keys.compare(userKey, target) < 0) {
+        decodeAtRestart(mid);
+        if (valid && compareTo(target) < 0) {
           lo = mid;
         } else {
           hi = mid - 1;
         }
       }
-      pos = restart(lo);
-      decode();
-      while (valid && Keys.compare(userKey, target) < 0) {
+      decodeAtRestart(lo);
+      while (valid && compareTo(target) < 0) {
         decode();
       }
     }
@@ -188,7 +228,7 @@ final class Block {
           valueOffsets = Arrays.copyOf(valueOffsets, n);
           valueLengths = Arrays.copyOf(valueLengths, n);
         }
-        keys[count] = f.userKey;
+        keys[count] = f.userKey();
         trailers[count] = f.trailer;
         valueOffsets[count] = f.valueOffset;
         valueLengths[count] = f.valueLength;
@@ -196,11 +236,15 @@ final class Block {
       }
     }
 
+    @Override
+    byte[] userKey() {
+      return keys[index];
+    }
+
     private void at(int i) {
       index = i;
       valid = i >= 0;
       if (valid) {
-        userKey = keys[i];
         trailer = trailers[i];
         valueOffset = valueOffsets[i];
         valueLength = valueLengths[i];

@@ -291,7 +291,7 @@ public final class TableReader {
 
     @Override
     public byte[] userKey() {
-      return dataIter.userKey;
+      return dataIter.userKey();
     }
 
     @Override
