@@ -110,7 +110,7 @@ public final class Engine implements ReadView, AutoCloseable {
     try {
       this.blockCache = new BlockCache(options.blockCacheBytes());
       this.tableCache = new TableCache(options.maxOpenFiles(), blockCache,
-          n -> FileNames.table(dir, n));
+          n -> FileNames.table(dir, n), options.mmapReads());
       this.versions = VersionSet.open(dir, options.compaction().numLevels(), this::deleteTable);
     } catch (IOException | RuntimeException e) {
       lock.release();

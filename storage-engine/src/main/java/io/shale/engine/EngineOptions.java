@@ -17,13 +17,16 @@ import io.shale.engine.sstable.TableWriteOptions;
  * @param blockCacheBytes {@code [lsm] block_cache_size} (256 MiB): decoded data blocks kept in
  *     memory, counted in bytes.
  * @param maxOpenFiles {@code [lsm] max_open_files} (1000): tables kept open.
+ * @param mmapReads {@code [lsm] mmap_reads} (true): read tables through a memory mapping; a point
+ *     read then copies from the page cache without a system call, and uncompressed blocks need no
+ *     on-heap cache (see {@link io.shale.engine.sstable.TableReader}).
  * @param table {@code [lsm] block_size} (4 KiB), {@code block_restart_interval} (16),
  *     {@code compression} ("lz4")
  * @param bloom {@code [lsm.bloom]}
  * @param compaction {@code [lsm.compaction]}
  */
 public record EngineOptions(long memtableSizeBytes, int maxImmutableMemtables,
-    long blockCacheBytes, int maxOpenFiles, TableWriteOptions table, BloomPolicy bloom,
+    long blockCacheBytes, int maxOpenFiles, boolean mmapReads, TableWriteOptions table, BloomPolicy bloom,
     CompactionOptions compaction) {
 
   /** Keys may be at most 64 KiB. */
@@ -54,43 +57,48 @@ public record EngineOptions(long memtableSizeBytes, int maxImmutableMemtables,
   }
 
   public static EngineOptions defaults() {
-    return new EngineOptions(64L << 20, 2, 256L << 20, 1000,
+    return new EngineOptions(64L << 20, 2, 256L << 20, 1000, true,
         new TableWriteOptions(4096, 16, Compression.LZ4), BloomPolicy.DEFAULT,
         CompactionOptions.DEFAULT);
   }
 
   public EngineOptions withMemtableSize(long bytes) {
-    return new EngineOptions(bytes, maxImmutableMemtables, blockCacheBytes, maxOpenFiles, table,
+    return new EngineOptions(bytes, maxImmutableMemtables, blockCacheBytes, maxOpenFiles, mmapReads, table,
         bloom, compaction);
   }
 
   public EngineOptions withMaxImmutableMemtables(int n) {
-    return new EngineOptions(memtableSizeBytes, n, blockCacheBytes, maxOpenFiles, table, bloom,
+    return new EngineOptions(memtableSizeBytes, n, blockCacheBytes, maxOpenFiles, mmapReads, table, bloom,
         compaction);
   }
 
   public EngineOptions withBlockCache(long bytes) {
-    return new EngineOptions(memtableSizeBytes, maxImmutableMemtables, bytes, maxOpenFiles, table,
+    return new EngineOptions(memtableSizeBytes, maxImmutableMemtables, bytes, maxOpenFiles, mmapReads, table,
         bloom, compaction);
   }
 
   public EngineOptions withMaxOpenFiles(int n) {
-    return new EngineOptions(memtableSizeBytes, maxImmutableMemtables, blockCacheBytes, n, table,
+    return new EngineOptions(memtableSizeBytes, maxImmutableMemtables, blockCacheBytes, n, mmapReads, table,
         bloom, compaction);
+  }
+
+  public EngineOptions withMmapReads(boolean on) {
+    return new EngineOptions(memtableSizeBytes, maxImmutableMemtables, blockCacheBytes,
+        maxOpenFiles, on, table, bloom, compaction);
   }
 
   public EngineOptions withTable(TableWriteOptions t) {
     return new EngineOptions(memtableSizeBytes, maxImmutableMemtables, blockCacheBytes,
-        maxOpenFiles, t, bloom, compaction);
+        maxOpenFiles, mmapReads, t, bloom, compaction);
   }
 
   public EngineOptions withBloom(BloomPolicy b) {
     return new EngineOptions(memtableSizeBytes, maxImmutableMemtables, blockCacheBytes,
-        maxOpenFiles, table, b, compaction);
+        maxOpenFiles, mmapReads, table, b, compaction);
   }
 
   public EngineOptions withCompaction(CompactionOptions c) {
     return new EngineOptions(memtableSizeBytes, maxImmutableMemtables, blockCacheBytes,
-        maxOpenFiles, table, bloom, c);
+        maxOpenFiles, mmapReads, table, bloom, c);
   }
 }

@@ -31,7 +31,7 @@ import org.tomlj.TomlTable;
  */
 public final class EngineConfig {
   private static final List<String> LSM_KEYS = List.of("memtable_size",
-      "max_immutable_memtables", "block_cache_size", "max_open_files", "block_size",
+      "max_immutable_memtables", "block_cache_size", "max_open_files", "mmap_reads", "block_size",
       "block_restart_interval", "compression");
   private static final List<String> LSM_TABLES = List.of("bloom", "compaction");
   private static final List<String> BLOOM_KEYS = List.of("level_0", "level_1", "level_2",
@@ -113,6 +113,7 @@ public final class EngineConfig {
         lsm.integer("max_immutable_memtables", d.maxImmutableMemtables()),
         lsm.size("block_cache_size", d.blockCacheBytes()),
         lsm.integer("max_open_files", d.maxOpenFiles()),
+        lsm.bool("mmap_reads", d.mmapReads()),
         table, bloomPolicy, compactionOptions);
   }
 
@@ -259,6 +260,17 @@ public final class EngineConfig {
         throw new IllegalArgumentException(name(key) + " must be a finite number, got " + d);
       }
       return d;
+    }
+
+    boolean bool(String key, boolean fallback) {
+      Object value = get(key);
+      if (value == null) {
+        return fallback;
+      }
+      if (!(value instanceof Boolean b)) {
+        throw typeError(key, "true or false", value);
+      }
+      return b;
     }
 
     Compression compression(String key, Compression fallback) {

@@ -20,15 +20,16 @@ final class Block {
   private final Path file;
   private final long fileOffset;
 
-  Block(byte[] data, Path file, long fileOffset) {
+  /** A block whose contents are {@code data[0, length)}; bytes past length are ignored. */
+  Block(byte[] data, int length, Path file, long fileOffset) {
     this.data = data;
     this.file = file;
     this.fileOffset = fileOffset;
-    if (data.length < 4) {
-      throw corrupt("block too short (" + data.length + " bytes)");
+    if (length < 4 || length > data.length) {
+      throw corrupt("block too short (" + length + " bytes)");
     }
-    restartCount = Varints.readFixed32(data, data.length - 4);
-    long ro = (long) data.length - 4 - 4L * restartCount;
+    restartCount = Varints.readFixed32(data, length - 4);
+    long ro = (long) length - 4 - 4L * restartCount;
     if (restartCount <= 0 || ro < 0) {
       throw corrupt("bad restart count " + restartCount);
     }

@@ -16,9 +16,11 @@ public final class TableCache implements AutoCloseable {
   private final int capacity;
   private final BlockCache blockCache;
   private final LongFunction<Path> pathOf;
+  private final boolean mmap;
   private final LinkedHashMap<Long, TableReader> open = new LinkedHashMap<>(64, 0.75f, true);
 
-  public TableCache(int capacity, BlockCache blockCache, LongFunction<Path> pathOf) {
+  public TableCache(int capacity, BlockCache blockCache, LongFunction<Path> pathOf, boolean mmap) {
+    this.mmap = mmap;
     this.capacity = Math.max(1, capacity);
     this.blockCache = blockCache;
     this.pathOf = pathOf;
@@ -32,7 +34,7 @@ public final class TableCache implements AutoCloseable {
         return r;
       }
     }
-    TableReader fresh = TableReader.open(pathOf.apply(fileNumber), fileNumber, blockCache);
+    TableReader fresh = TableReader.open(pathOf.apply(fileNumber), fileNumber, blockCache, mmap);
     synchronized (this) {
       TableReader r = open.get(fileNumber);
       if (r != null && r.retain()) {

@@ -22,8 +22,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * An open table: its footer, index, filter and properties are read and verified at open and kept
  * in memory; data blocks are read on demand through the block cache.
  *
- * <p>Thread-safe: positional reads on a shared channel; iterators are per-caller. Reference
- * counted by {@link TableCache}: the channel closes when the last user releases it.
+ * <p>Data blocks are read from a read-only memory mapping of the file when {@code mmap} is on (the
+ * default): a copy out of the page cache, no system call. Uncompressed blocks then bypass the
+ * block cache (the page cache already holds them, and a second on-heap copy would only feed the
+ * garbage collector); LZ4 blocks are cached decompressed. Without a mapping, blocks are read with
+ * positional reads and all go through the block cache.
+ *
+ * <p>Thread-safe: reads are positional; iterators are per-caller. Reference counted by {@link
+ * TableCache}: the channel closes, and the mapping is released, when the last user releases it.
  */
 public final class TableReader {
   private final Path file;
@@ -35,9 +41,10 @@ public final class TableReader {
   private final BloomFilter filter;
   private final TableProperties properties;
   private final AtomicInteger refs = new AtomicInteger(1);
+  private final java.nio.MappedByteBuffer map;
 
-  private TableReader(Path file, long fileNumber, FileChannel channel, BlockCache cache)
-      throws IOException {
+  private TableReader(Path file, long fileNumber, FileChannel channel, BlockCache cache,
+      boolean mmap) throws IOException {
     this.file = file;
     this.fileNumber = fileNumber;
     this.channel = channel;
@@ -46,13 +53,17 @@ public final class TableReader {
     if (fileSize < Footer.SIZE) {
       throw new CorruptionException(file, 0, "file of " + fileSize + " bytes is too short for a table");
     }
+    this.map = mmap && io.shale.engine.io.MappedFiles.canUnmap()
+        && fileSize <= io.shale.engine.io.MappedFiles.MAX_MAPPED_BYTES
+        ? io.shale.engine.io.MappedFiles.map(channel, fileSize) : null;
     ByteBuffer fb = ByteBuffer.allocate(Footer.SIZE);
     DurableFiles.readFully(channel, fb, fileSize - Footer.SIZE, file);
     Footer footer = Footer.decode(fb.array(), file, fileSize - Footer.SIZE, fileSize);
-    this.index = new Block(readVerified(footer.index()), file, footer.index().offset());
-    byte[] filterBytes = readVerified(footer.filter());
+    Contents indexBytes = readVerified(footer.index());
+    this.index = new Block(indexBytes.bytes(), indexBytes.length(), file, footer.index().offset());
+    byte[] filterBytes = readVerified(footer.filter()).exact();
     this.filter = filterBytes.length == 0 ? null : BloomFilter.fromBytes(filterBytes);
-    byte[] propsBytes = readVerified(footer.properties());
+    byte[] propsBytes = readVerified(footer.properties()).exact();
     try {
       this.properties = TableProperties.decode(propsBytes);
     } catch (IllegalStateException e) {
@@ -61,14 +72,26 @@ public final class TableReader {
     }
   }
 
-  /** Open and verify the fixed parts of a table. The caller owns the returned reference. */
+  /** Open and verify the fixed parts of a table, read with positional reads. */
   public static TableReader open(Path file, long fileNumber, BlockCache cache) throws IOException {
+    return open(file, fileNumber, cache, false);
+  }
+
+  /**
+   * Open and verify the fixed parts of a table; {@code mmap} maps it for reading. The caller owns
+   * the returned reference.
+   */
+  public static TableReader open(Path file, long fileNumber, BlockCache cache, boolean mmap)
+      throws IOException {
     FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
+    TableReader r = null;
     try {
-      return new TableReader(file, fileNumber, ch, cache);
-    } catch (IOException | RuntimeException e) {
-      ch.close();
-      throw e;
+      r = new TableReader(file, fileNumber, ch, cache, mmap);
+      return r;
+    } finally {
+      if (r == null) {
+        ch.close();
+      }
     }
   }
 
@@ -109,6 +132,7 @@ public final class TableReader {
   /** Drop one reference; the file is closed when the last one goes. */
   public void release() {
     if (refs.decrementAndGet() == 0) {
+      io.shale.engine.io.MappedFiles.unmap(map);
       try {
         channel.close();
       } catch (IOException ignored) {
@@ -117,10 +141,21 @@ public final class TableReader {
     }
   }
 
-  private byte[] readVerified(BlockHandle h) throws IOException {
-    ByteBuffer buf = ByteBuffer.allocate(h.size() + BlockHandle.TRAILER_SIZE);
-    DurableFiles.readFully(channel, buf, h.offset(), file);
-    byte[] b = buf.array();
+  /** Block contents: {@code bytes[0, length)}; the array may hold the trailer after them. */
+  private record Contents(byte[] bytes, int length) {
+    byte[] exact() {
+      return bytes.length == length ? bytes : java.util.Arrays.copyOf(bytes, length);
+    }
+  }
+
+  /** Read a block and check its checksum; the trailer is left in the array to save a copy. */
+  private Contents readVerified(BlockHandle h) throws IOException {
+    byte[] b = new byte[h.size() + BlockHandle.TRAILER_SIZE];
+    if (map != null) {
+      map.get((int) h.offset(), b, 0, b.length);
+    } else {
+      DurableFiles.readFully(channel, ByteBuffer.wrap(b), h.offset(), file);
+    }
     byte type = b[h.size()];
     int stored = Varints.readFixed32(b, h.size() + 1);
     if (Checksums.crc32c(b, 0, h.size(), type) != stored) {
@@ -133,21 +168,31 @@ public final class TableReader {
     }
     if (c == Compression.LZ4) {
       try {
-        return Compression.lz4Decompress(b, h.size());
+        byte[] raw = Compression.lz4Decompress(b, h.size());
+        return new Contents(raw, raw.length);
       } catch (RuntimeException e) {
         throw new CorruptionException(file, h.offset(), "LZ4 block does not decompress: " + e);
       }
     }
-    return b.length == h.size() ? b : java.util.Arrays.copyOf(b, h.size());
+    return new Contents(b, h.size());
   }
 
   private Block dataBlock(BlockHandle h, boolean fillCache) {
+    if (map != null && map.get((int) (h.offset() + h.size())) == Compression.NONE.code()) {
+      try {
+        Contents c = readVerified(h);
+        return new Block(c.bytes(), c.length(), file, h.offset());
+      } catch (IOException e) {
+        throw new UncheckedIOException("reading " + file + " at offset " + h.offset(), e);
+      }
+    }
     Block b = cache.get(fileNumber, h.offset());
     if (b != null) {
       return b;
     }
     try {
-      b = new Block(readVerified(h), file, h.offset());
+      Contents c = readVerified(h);
+      b = new Block(c.bytes(), c.length(), file, h.offset());
     } catch (IOException e) {
       throw new UncheckedIOException("reading " + file + " at offset " + h.offset(), e);
     }

@@ -354,7 +354,7 @@ class EngineConfigTest {
     List<String> keys = new ArrayList<>(example.dottedKeySet());
     assertThat(keys).containsExactlyInAnyOrder(
         "lsm.memtable_size", "lsm.max_immutable_memtables", "lsm.block_cache_size",
-        "lsm.max_open_files", "lsm.block_size", "lsm.block_restart_interval", "lsm.compression",
+        "lsm.max_open_files", "lsm.mmap_reads", "lsm.block_size", "lsm.block_restart_interval", "lsm.compression",
         "lsm.bloom.level_0", "lsm.bloom.level_1", "lsm.bloom.level_2", "lsm.bloom.default",
         "lsm.compaction.level0_file_num_compaction_trigger", "lsm.compaction.level_multiplier",
         "lsm.compaction.max_bytes_for_level_base", "lsm.compaction.target_file_size_base",

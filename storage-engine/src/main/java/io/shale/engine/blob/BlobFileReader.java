@@ -1,0 +1,165 @@
+package io.shale.engine.blob;
+
+import io.shale.engine.io.Checksums;
+import io.shale.engine.io.CorruptionException;
+import io.shale.engine.io.DurableFiles;
+import io.shale.engine.io.Varints;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * Reads values out of a finished blob file. Header and footer are verified at open; each value
+ * read is verified against the checksum its pointer carries. Thread-safe (positional reads).
+ */
+public final class BlobFileReader implements AutoCloseable {
+  private final Path file;
+  private final long number;
+  private final FileChannel channel;
+  private final long size;
+  private final long records;
+  private final long valueBytes;
+
+  private BlobFileReader(Path file, long number, FileChannel channel) throws IOException {
+    this.file = file;
+    this.number = number;
+    this.channel = channel;
+    this.size = channel.size();
+    if (size < BlobFormat.HEADER_SIZE + BlobFormat.FOOTER_SIZE) {
+      throw new CorruptionException(file, 0, "file of " + size + " bytes is too short for a blob file");
+    }
+    ByteBuffer h = ByteBuffer.allocate(BlobFormat.HEADER_SIZE);
+    DurableFiles.readFully(channel, h, 0, file);
+    byte[] hb = h.array();
+    if (Checksums.crc32c(hb, 0, 12) != Varints.readFixed32(hb, 12)
+        || Varints.readFixed64(hb, 0) != BlobFormat.MAGIC) {
+      throw new CorruptionException(file, 0, "bad blob file header");
+    }
+    if (Varints.readFixed32(hb, 8) != BlobFormat.VERSION) {
+      throw new CorruptionException(file, 8, "unsupported blob format version "
+          + Varints.readFixed32(hb, 8));
+    }
+    long footerAt = size - BlobFormat.FOOTER_SIZE;
+    ByteBuffer f = ByteBuffer.allocate(BlobFormat.FOOTER_SIZE);
+    DurableFiles.readFully(channel, f, footerAt, file);
+    byte[] fb = f.array();
+    if (Varints.readFixed64(fb, 20) != BlobFormat.MAGIC
+        || Checksums.crc32c(fb, 0, 16) != Varints.readFixed32(fb, 16)) {
+      throw new CorruptionException(file, footerAt, "bad blob file footer");
+    }
+    this.records = Varints.readFixed64(fb, 0);
+    this.valueBytes = Varints.readFixed64(fb, 8);
+  }
+
+  public static BlobFileReader open(Path file, long number) throws IOException {
+    FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
+    try {
+      return new BlobFileReader(file, number, ch);
+    } catch (IOException | RuntimeException e) {
+      ch.close();
+      throw e;
+    }
+  }
+
+  public long number() {
+    return number;
+  }
+
+  public Path file() {
+    return file;
+  }
+
+  public long records() {
+    return records;
+  }
+
+  public long valueBytes() {
+    return valueBytes;
+  }
+
+  /** End of the record area (where the footer starts). */
+  public long dataEnd() {
+    return size - BlobFormat.FOOTER_SIZE;
+  }
+
+  /** Read the value {@code p} points at, verified against the pointer's checksum. */
+  public byte[] read(BlobPointer p) throws IOException {
+    checkBounds(p);
+    byte[] v = new byte[p.length()];
+    DurableFiles.readFully(channel, ByteBuffer.wrap(v), p.offset(), file);
+    verify(p, v, 0);
+    return v;
+  }
+
+  /** Read {@code length} raw bytes at {@code offset} (read-ahead for scans). */
+  public int readRaw(long offset, byte[] into, int length) throws IOException {
+    int n = (int) Math.min(length, dataEnd() - offset);
+    DurableFiles.readFully(channel, ByteBuffer.wrap(into, 0, n), offset, file);
+    return n;
+  }
+
+  void checkBounds(BlobPointer p) {
+    if (p.offset() < BlobFormat.HEADER_SIZE || p.offset() + p.length() > dataEnd()) {
+      throw new CorruptionException(file, p.offset(), "blob pointer of " + p.length()
+          + " bytes reaches outside the record area");
+    }
+  }
+
+  /** Check that {@code buf[at, at+length)} is the value {@code p} points at. */
+  void verify(BlobPointer p, byte[] buf, int at) {
+    if (Checksums.crc32c(buf, at, p.length()) != p.crc()) {
+      throw new CorruptionException(file, p.offset(), "blob value checksum mismatch ("
+          + p.length() + " bytes)");
+    }
+  }
+
+  /** A record as stored: its key, and where its value is. */
+  public record Record(byte[] key, BlobPointer pointer) {}
+
+  /** Visit every record, checking each record checksum. For GC and the verifier. */
+  public void forEachRecord(java.util.function.Consumer<Record> visitor) throws IOException {
+    long pos = BlobFormat.HEADER_SIZE;
+    long end = dataEnd();
+    byte[] head = new byte[20];
+    long seen = 0;
+    while (pos < end) {
+      int n = (int) Math.min(head.length, end - pos);
+      DurableFiles.readFully(channel, ByteBuffer.wrap(head, 0, n), pos, file);
+      Varints.Cursor c = new Varints.Cursor(head, 0, n);
+      int keyLen;
+      int valueLen;
+      try {
+        keyLen = Varints.readVarint32(c);
+        valueLen = Varints.readVarint32(c);
+      } catch (IllegalStateException e) {
+        throw new CorruptionException(file, pos, "undecodable blob record header");
+      }
+      long recordLen = (long) c.pos + keyLen + valueLen + 4;
+      if (pos + recordLen > end) {
+        throw new CorruptionException(file, pos, "blob record overruns the file");
+      }
+      byte[] rec = new byte[(int) recordLen];
+      DurableFiles.readFully(channel, ByteBuffer.wrap(rec), pos, file);
+      int stored = Varints.readFixed32(rec, rec.length - 4);
+      if (Checksums.crc32c(rec, 0, rec.length - 4) != stored) {
+        throw new CorruptionException(file, pos, "blob record checksum mismatch");
+      }
+      byte[] key = java.util.Arrays.copyOfRange(rec, c.pos, c.pos + keyLen);
+      int valueAt = c.pos + keyLen;
+      visitor.accept(new Record(key, new BlobPointer(number, pos + valueAt, valueLen,
+          Checksums.crc32c(rec, valueAt, valueLen))));
+      pos += recordLen;
+      seen++;
+    }
+    if (seen != records) {
+      throw new CorruptionException(file, end, "footer counts " + records + " records, found " + seen);
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    channel.close();
+  }
+}

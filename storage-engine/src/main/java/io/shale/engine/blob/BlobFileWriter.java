@@ -1,0 +1,139 @@
+package io.shale.engine.blob;
+
+import io.shale.engine.io.ByteSink;
+import io.shale.engine.io.Checksums;
+import io.shale.engine.io.DurableFiles;
+import io.shale.engine.io.Varints;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.function.LongConsumer;
+
+/**
+ * Appends values to a new blob file. Not thread-safe. {@link #finish} writes the footer and
+ * fsyncs; until a manifest edit lists the file it is invisible, and an unlisted blob file is
+ * deleted at the next open.
+ */
+public final class BlobFileWriter {
+  private static final int WRITE_BUFFER = 256 << 10;
+
+  private final Path file;
+  private final long number;
+  private final FileChannel channel;
+  private final ByteBuffer out = ByteBuffer.allocate(WRITE_BUFFER);
+  private final ByteSink header = new ByteSink(16);
+  private final LongConsumer ioCharge;
+  private long offset;
+  private long records;
+  private long valueBytes;
+
+  /** @param ioCharge told the number of bytes of every write (the I/O budget) */
+  public BlobFileWriter(Path file, long number, LongConsumer ioCharge) throws IOException {
+    this.file = file;
+    this.number = number;
+    this.ioCharge = ioCharge;
+    this.channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    byte[] h = new byte[BlobFormat.HEADER_SIZE];
+    Varints.writeFixed64(h, 0, BlobFormat.MAGIC);
+    Varints.writeFixed32(h, 8, BlobFormat.VERSION);
+    Varints.writeFixed32(h, 12, Checksums.crc32c(h, 0, 12));
+    write(h, 0, h.length);
+  }
+
+  public long number() {
+    return number;
+  }
+
+  public Path file() {
+    return file;
+  }
+
+  /** Append {@code key -> value}; returns the pointer the table will store. */
+  public BlobPointer add(byte[] key, byte[] value) throws IOException {
+    header.reset();
+    header.putVarint(key.length).putVarint(value.length).put(key);
+    java.util.zip.CRC32C recordCrc = new java.util.zip.CRC32C();
+    recordCrc.update(header.array(), 0, header.size());
+    recordCrc.update(value, 0, value.length);
+    write(header.array(), 0, header.size());
+    long valueOffset = offset + out.position();
+    write(value, 0, value.length);
+    byte[] crc = new byte[4];
+    Varints.writeFixed32(crc, 0, (int) recordCrc.getValue());
+    write(crc, 0, 4);
+    records++;
+    valueBytes += value.length;
+    return new BlobPointer(number, valueOffset, value.length,
+        Checksums.crc32c(value, 0, value.length));
+  }
+
+  public long records() {
+    return records;
+  }
+
+  public long valueBytes() {
+    return valueBytes;
+  }
+
+  /** Bytes written so far, including what is buffered. */
+  public long size() {
+    return offset + out.position();
+  }
+
+  private void write(byte[] b, int off, int len) throws IOException {
+    while (len > 0) {
+      int n = Math.min(len, out.remaining());
+      out.put(b, off, n);
+      off += n;
+      len -= n;
+      if (!out.hasRemaining()) {
+        drain();
+      }
+    }
+  }
+
+  private void drain() throws IOException {
+    out.flip();
+    int n = out.remaining();
+    offset += n;
+    DurableFiles.writeFully(channel, out);
+    out.clear();
+    ioCharge.accept(n);
+  }
+
+  /** Write the footer, fsync and close. Returns the file's size. */
+  public long finish() throws IOException {
+    try {
+      byte[] f = new byte[BlobFormat.FOOTER_SIZE];
+      Varints.writeFixed64(f, 0, records);
+      Varints.writeFixed64(f, 8, valueBytes);
+      Varints.writeFixed32(f, 16, Checksums.crc32c(f, 0, 16));
+      Varints.writeFixed64(f, 20, BlobFormat.MAGIC);
+      write(f, 0, f.length);
+      drain();
+      channel.force(true);
+      channel.close();
+      return offset;
+    } catch (IOException | RuntimeException e) {
+      abandon();
+      throw e;
+    }
+  }
+
+  /** Close and delete the partial file. */
+  public void abandon() {
+    try {
+      channel.close();
+    } catch (IOException ignored) {
+      // deleted next; never published
+    }
+    try {
+      Files.deleteIfExists(file);
+    } catch (IOException ignored) {
+      // an unlisted blob file is removed at the next open
+    }
+  }
+}

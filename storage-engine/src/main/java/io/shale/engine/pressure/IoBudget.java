@@ -1,0 +1,102 @@
+package io.shale.engine.pressure;
+
+import java.time.Clock;
+import java.time.LocalTime;
+import java.util.function.DoubleSupplier;
+
+/**
+ * A token bucket over background I/O bytes. Compaction and blob GC call {@link #acquire} for the
+ * bytes they read and write and are slowed to the configured rate; flushes call {@link #record}
+ * (counted, never held back: a starved flush is how writes reach a memtable stop).
+ *
+ * <p>Relaxation: with {@code p} the state's fraction of the way to a slowdown threshold (the
+ * larger of level-0 files / {@code level0_slowdown_writes_trigger} and pending compaction bytes /
+ * {@code soft_pending_compaction_bytes_limit}), the limit is the configured one while
+ * {@code p <= 0.5}, multiplied by {@code 1 / (2 * (1 - p))} between 0.5 and 0.95 (2x at 0.75,
+ * 5x at 0.9), and lifted entirely from 0.95 on. The budget therefore cannot be what drives writes
+ * into a delay or a stop.
+ *
+ * <p>Thread-safe.
+ */
+public final class IoBudget {
+  private static final double BURST_SECONDS = 0.05;
+
+  private final IoBudgetOptions options;
+  private final Clock clock;
+  private final DoubleSupplier pressureFraction;
+  private double tokens;
+  private long lastRefill = System.nanoTime();
+  private long totalBytes;
+
+  public IoBudget(IoBudgetOptions options, Clock clock, DoubleSupplier pressureFraction) {
+    this.options = options;
+    this.clock = clock;
+    this.pressureFraction = pressureFraction;
+  }
+
+  /** The relaxation multiplier at pressure fraction {@code p}; infinite means unlimited. */
+  public static double relaxation(double p) {
+    if (p <= 0.5) {
+      return 1;
+    }
+    if (p >= 0.95) {
+      return Double.POSITIVE_INFINITY;
+    }
+    return 1 / (2 * (1 - p));
+  }
+
+  /** The limit in force now, in bytes per second; 0 means unlimited. */
+  public long currentLimit() {
+    long configured = options.limitAt(LocalTime.now(clock));
+    if (configured == 0) {
+      return 0;
+    }
+    double r = relaxation(pressureFraction.getAsDouble());
+    return Double.isInfinite(r) ? 0 : (long) (configured * r);
+  }
+
+  /** Take {@code bytes} from the budget, sleeping as long as the rate requires. */
+  public void acquire(long bytes) {
+    long limit = currentLimit();
+    long sleepNanos;
+    synchronized (this) {
+      totalBytes += bytes;
+      if (limit == 0) {
+        tokens = 0;
+        lastRefill = System.nanoTime();
+        return;
+      }
+      refill(limit);
+      tokens -= bytes;
+      sleepNanos = tokens >= 0 ? 0 : (long) (-tokens / limit * 1e9);
+    }
+    if (sleepNanos > 0) {
+      try {
+        Thread.sleep(sleepNanos / 1_000_000, (int) (sleepNanos % 1_000_000));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** Count bytes that must not wait (flushes): they use up budget but are never held back. */
+  public synchronized void record(long bytes) {
+    totalBytes += bytes;
+    long limit = currentLimit();
+    if (limit > 0) {
+      refill(limit);
+      tokens -= bytes;
+    }
+  }
+
+  private void refill(long limit) {
+    long now = System.nanoTime();
+    tokens = Math.min(limit * BURST_SECONDS, tokens + (now - lastRefill) / 1e9 * limit);
+    lastRefill = now;
+  }
+
+  /** Bytes charged so far (acquired and recorded). */
+  public synchronized long totalBytes() {
+    return totalBytes;
+  }
+}
