@@ -15,11 +15,11 @@ import io.shale.engine.sstable.TableWriteOptions;
  * @param maxImmutableMemtables {@code [lsm] max_immutable_memtables} (2): sealed memtables
  *     waiting for flush before writes wait for the flush to catch up.
  * @param blockCacheBytes {@code [lsm] block_cache_size} (256 MiB): decoded data blocks kept in
- *     memory, counted in bytes.
+ *     memory, counted in bytes, when tables are read without a mapping ({@code mmap_reads = false}).
  * @param maxOpenFiles {@code [lsm] max_open_files} (1000): tables kept open.
  * @param mmapReads {@code [lsm] mmap_reads} (true): read tables through a memory mapping; a point
- *     read then copies from the page cache without a system call, and uncompressed blocks need no
- *     on-heap cache (see {@link io.shale.engine.sstable.TableReader}).
+ *     read then copies from the page cache without a system call, and the page cache replaces the
+ *     block cache (see {@link io.shale.engine.sstable.TableReader} for the measurement).
  * @param table {@code [lsm] block_size} (4 KiB), {@code block_restart_interval} (16),
  *     {@code compression} ("lz4")
  * @param bloom {@code [lsm.bloom]}

@@ -42,6 +42,11 @@ public final class BlockCache {
     return b;
   }
 
+  /** Count a block read that bypassed the cache (mapped tables): a miss, by definition. */
+  void countUncachedRead() {
+    misses.increment();
+  }
+
   void put(long fileNumber, long offset, Block block) {
     if (capacityBytes <= 0) {
       return;
@@ -73,6 +78,7 @@ public final class BlockCache {
     return hits.sum();
   }
 
+  /** Data blocks read from table files: cache misses, plus every read of a mapped table. */
   public long misses() {
     return misses.sum();
   }
