@@ -1,6 +1,21 @@
 package io.shale.engine;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import io.shale.engine.blob.BlobFiles;
+import io.shale.engine.blob.BlobPointer;
+import io.shale.engine.compaction.BlobGcJob;
+import io.shale.engine.compaction.BlobSeparation;
 import io.shale.engine.compaction.Compaction;
+import io.shale.engine.compaction.PendingCompactionBytes;
+import io.shale.engine.key.ValueKind;
+import io.shale.engine.metrics.EngineMetrics;
+import io.shale.engine.metrics.EventLog;
+import io.shale.engine.pressure.IoBudget;
+import io.shale.engine.pressure.WriteController;
+import io.shale.engine.pressure.WritePressure;
+import io.shale.engine.pressure.WriteThrottledException;
+import io.shale.engine.version.BlobFileMeta;
 import io.shale.engine.compaction.CompactionJob;
 import io.shale.engine.compaction.CompactionPicker;
 import io.shale.engine.compaction.TableOutput;
@@ -61,6 +76,11 @@ public final class Engine implements ReadView, AutoCloseable {
   private final TableCache tableCache;
   private final VersionSet versions;
   private final CompactionPicker picker;
+  private final BlobFiles blobFiles;
+  private final WriteController writeController;
+  private final IoBudget ioBudget;
+  private final EngineMetrics metrics;
+  private final EventLog eventLog;
   private final ExecutorService flushExecutor;
   private final ExecutorService compactionExecutor;
 
@@ -89,10 +109,26 @@ public final class Engine implements ReadView, AutoCloseable {
   private final AtomicLong trivialMoves = new AtomicLong();
   private final AtomicLong compactionBytesRead = new AtomicLong();
   private final AtomicLong compactionBytesWritten = new AtomicLong();
+  private final ByteCounter compactionRead = new ByteCounter();
+  private final ByteCounter compactionWritten = new ByteCounter();
+  private final AtomicLong blobGcRuns = new AtomicLong();
+  private final AtomicLong blobGcRelocatedBytes = new AtomicLong();
+  private final AtomicLong writeDelayNanos = new AtomicLong();
+  private final AtomicLong throttledWrites = new AtomicLong();
+  private final java.util.concurrent.atomic.LongAdder[] bloomChecks;
+  private final java.util.concurrent.atomic.LongAdder[] bloomUseful;
+  private final java.util.concurrent.atomic.LongAdder[] bloomFalsePositives;
+  private volatile long pendingCompactionBytes;
+  /** Blob GC and compactions alternate when both are due, so neither starves the other. */
+  private boolean lastJobWasGc;
 
-  private Engine(Path dir, EngineOptions options) throws IOException {
+  private Engine(Path dir, EngineOptions options, MeterRegistry registry) throws IOException {
     this.dir = dir;
     this.options = options;
+    int numLevels = options.compaction().numLevels();
+    this.bloomChecks = adders(numLevels);
+    this.bloomUseful = adders(numLevels);
+    this.bloomFalsePositives = adders(numLevels);
     Files.createDirectories(dir);
     this.lockChannel = FileChannel.open(dir.resolve(FileNames.LOCK), StandardOpenOption.CREATE,
         StandardOpenOption.WRITE);
@@ -111,13 +147,19 @@ public final class Engine implements ReadView, AutoCloseable {
       this.blockCache = new BlockCache(options.blockCacheBytes());
       this.tableCache = new TableCache(options.maxOpenFiles(), blockCache,
           n -> FileNames.table(dir, n), options.mmapReads());
-      this.versions = VersionSet.open(dir, options.compaction().numLevels(), this::deleteTable);
+      this.blobFiles = new BlobFiles(n -> FileNames.blob(dir, n));
+      this.versions = VersionSet.open(dir, numLevels, this::deleteTable, this::deleteBlob);
     } catch (IOException | RuntimeException e) {
       lock.release();
       lockChannel.close();
       throw e;
     }
     this.picker = new CompactionPicker(options.compaction());
+    this.writeController = new WriteController(options.writePressure());
+    this.ioBudget = new IoBudget(options.budget(), java.time.Clock.systemDefaultZone(),
+        this::pressureFraction);
+    this.eventLog = new EventLog(dir, 16L << 20);
+    this.metrics = new EngineMetrics(registry, numLevels, new MetricsSource());
     this.lastApplied = versions.persistedAppliedIndex();
     this.mutable = new Memtable(nextMemtableId++);
     this.readState = new ReadState(mutable, List.of(), versions.acquireCurrent());
@@ -125,7 +167,16 @@ public final class Engine implements ReadView, AutoCloseable {
     AtomicInteger n = new AtomicInteger();
     this.compactionExecutor = Executors.newFixedThreadPool(options.compaction().threads(),
         r -> daemon(r, "shale-compaction-" + n.incrementAndGet()));
+    updatePressure();
     maybeScheduleCompaction();
+  }
+
+  private static java.util.concurrent.atomic.LongAdder[] adders(int n) {
+    java.util.concurrent.atomic.LongAdder[] a = new java.util.concurrent.atomic.LongAdder[n];
+    for (int i = 0; i < n; i++) {
+      a[i] = new java.util.concurrent.atomic.LongAdder();
+    }
+    return a;
   }
 
   private static Thread daemon(Runnable r, String name) {
@@ -141,7 +192,13 @@ public final class Engine implements ReadView, AutoCloseable {
    * @throws IllegalStateException if another engine has the directory open
    */
   public static Engine open(Path dir, EngineOptions options) throws IOException {
-    return new Engine(dir, options);
+    return new Engine(dir, options, new CompositeMeterRegistry());
+  }
+
+  /** Open with the engine's meters registered in {@code registry}. */
+  public static Engine open(Path dir, EngineOptions options, MeterRegistry registry)
+      throws IOException {
+    return new Engine(dir, options, registry);
   }
 
   public Path directory() {
@@ -156,13 +213,37 @@ public final class Engine implements ReadView, AutoCloseable {
   // Writes
 
   /**
-   * Apply {@code batch} atomically at {@code index}.
+   * Apply {@code batch} atomically at {@code index}, subject to write pressure: delayed when the
+   * engine is DELAYED, refused when it is STOPPED (then the batch has no effect).
    *
    * @param index strictly greater than every index applied before, at most 2^56 - 1
+   * @throws WriteThrottledException at a stop threshold of {@code [lsm.write_pressure]}
    * @throws IllegalArgumentException if the index does not increase
    * @throws EngineException if a background error made the engine read-only
    */
   public void apply(WriteBatch batch, long index) {
+    checkWritable();
+    try {
+      long delayed = writeController.admit();
+      if (delayed > 0) {
+        writeDelayNanos.addAndGet(delayed);
+        metrics.writeDelayed(delayed);
+      }
+    } catch (WriteThrottledException e) {
+      throttledWrites.incrementAndGet();
+      metrics.writeThrottled(e.pressure().cause().name());
+      throw e;
+    }
+    applyCommitted(batch, index);
+  }
+
+  /**
+   * Apply a batch that must not be refused: an entry a replicated log has already committed (the
+   * Raft leader applied write pressure before the entry entered the log). Never delayed nor
+   * refused for pressure; it only waits, as a last bound on memory, while
+   * {@code max_immutable_memtables} sealed memtables wait for flush.
+   */
+  public void applyCommitted(WriteBatch batch, long index) {
     synchronized (writeLock) {
       checkWritable();
       if (index <= lastApplied) {
@@ -174,7 +255,6 @@ public final class Engine implements ReadView, AutoCloseable {
             + Keys.MAX_SEQUENCE);
       }
       while (immutables.size() >= options.maxImmutableMemtables()) {
-        // Flushes are behind: wait rather than let memory grow without bound.
         try {
           writeLock.wait(100);
         } catch (InterruptedException e) {
@@ -194,6 +274,40 @@ public final class Engine implements ReadView, AutoCloseable {
     }
   }
 
+  /** The current write pressure (recomputed after every flush, compaction and memtable seal). */
+  public WritePressure writePressure() {
+    return writeController.current();
+  }
+
+  /** Be told whenever the write pressure changes (condition, cause or delay). */
+  public void addWritePressureListener(java.util.function.Consumer<WritePressure> listener) {
+    writeController.addListener(listener);
+  }
+
+  public void removeWritePressureListener(java.util.function.Consumer<WritePressure> listener) {
+    writeController.removeListener(listener);
+  }
+
+  /** Recompute write pressure from the current state. */
+  private void updatePressure() {
+    Version v = versions.current();
+    long pending = PendingCompactionBytes.estimate(v, options.compaction());
+    pendingCompactionBytes = pending;
+    int imm;
+    synchronized (writeLock) {
+      imm = immutables.size();
+    }
+    writeController.update(v.files(0).size(), pending, imm);
+  }
+
+  /** How far the state is towards a slowdown threshold, for the I/O budget's relaxation. */
+  private double pressureFraction() {
+    var w = options.writePressure();
+    Version v = versions.current();
+    return Math.max((double) v.files(0).size() / w.level0SlowdownWritesTrigger(),
+        (double) pendingCompactionBytes / w.softPendingCompactionBytesLimit());
+  }
+
   private void checkWritable() {
     if (closed || closing) {
       throw new IllegalStateException("engine " + dir + " is closed");
@@ -210,6 +324,8 @@ public final class Engine implements ReadView, AutoCloseable {
     immutables.addLast(mutable);
     mutable = new Memtable(nextMemtableId++);
     installReadState();
+    writeController.update(versions.current().files(0).size(), pendingCompactionBytes,
+        immutables.size());
     flushExecutor.execute(this::flushOldest);
   }
 
@@ -230,28 +346,49 @@ public final class Engine implements ReadView, AutoCloseable {
     if (m == null || backgroundError != null) {
       return;
     }
+    long started = System.nanoTime();
     try {
       List<VersionEdit.Added> added = new ArrayList<>();
+      List<BlobFileMeta> blobs = List.of();
       if (!m.isEmpty()) {
         TableOutput out = new TableOutput(versions::newFileNumber, n -> FileNames.table(dir, n),
-            options.table(), 0, options.bloom().bitsPerKey(0), Long.MAX_VALUE);
+            options.table(), 0, options.bloom().bitsPerKey(0), Long.MAX_VALUE, ioBudget::record);
+        BlobSeparation separation = options.blob().enabled()
+            ? new BlobSeparation(options.blob(), versions::newFileNumber,
+                n -> FileNames.blob(dir, n), ioBudget::record)
+            : null;
         TableOutput.Result r;
         try (InternalIterator it = m.iterator(Direction.FORWARD)) {
-          r = out.write(it, k -> false, () -> false);
+          r = out.write(it, k -> false, separation, () -> false);
+          blobs = separation == null ? List.of() : separation.finish();
+        } catch (IOException | RuntimeException e) {
+          if (separation != null) {
+            separation.abandon();
+          }
+          throw e;
         }
+        long bytes = 0;
         for (FileMetadata f : r.files()) {
           added.add(new VersionEdit.Added(0, f));
-          flushBytes.addAndGet(f.size());
+          bytes += f.size();
         }
+        for (BlobFileMeta b : blobs) {
+          bytes += b.fileSize();
+        }
+        flushBytes.addAndGet(bytes);
+        metrics.flushed(bytes);
         DurableFiles.syncDirectory(dir);
       }
-      versions.logAndApply(new VersionEdit(added, List.of(), m.largestSequence(), -1));
+      versions.logAndApply(new VersionEdit(added, List.of(), m.largestSequence(), -1)
+          .withBlobs(blobs, List.of(), List.of()));
       flushes.incrementAndGet();
       synchronized (writeLock) {
         immutables.removeFirst();
         installReadState();
         writeLock.notifyAll();
       }
+      updatePressure();
+      logFlush(m, added, blobs, System.nanoTime() - started);
       maybeScheduleCompaction();
     } catch (IOException | RuntimeException e) {
       failBackground("flush of memtable " + m.id(), e);
@@ -343,27 +480,43 @@ public final class Engine implements ReadView, AutoCloseable {
       return v.isTombstone() ? null : v.value().clone();
     }
     Version version = rs.version;
-    for (FileMetadata f : version.files(0)) {
-      if (f.overlaps(key, key)) {
-        v = lookup(f, key, sequence);
-        if (v != null) {
-          return v.isTombstone() ? null : v.value();
+    int[] touched = new int[1];
+    try {
+      for (FileMetadata f : version.files(0)) {
+        if (f.overlaps(key, key)) {
+          v = lookup(0, f, key, sequence, touched);
+          if (v != null) {
+            return materialize(v);
+          }
         }
       }
-    }
-    for (int level = 1; level < version.numLevels(); level++) {
-      FileMetadata f = version.fileFor(level, key);
-      if (f != null) {
-        v = lookup(f, key, sequence);
-        if (v != null) {
-          return v.isTombstone() ? null : v.value();
+      for (int level = 1; level < version.numLevels(); level++) {
+        FileMetadata f = version.fileFor(level, key);
+        if (f != null) {
+          v = lookup(level, f, key, sequence, touched);
+          if (v != null) {
+            return materialize(v);
+          }
         }
       }
+      return null;
+    } finally {
+      metrics.tablesTouched(touched[0]);
     }
-    return null;
   }
 
-  private StoredValue lookup(FileMetadata f, byte[] key, long sequence) {
+  /** The user's value of a found version: null for a tombstone, the blob for a pointer. */
+  private byte[] materialize(StoredValue v) {
+    if (v.isTombstone()) {
+      return null;
+    }
+    if (v.kind() == ValueKind.BLOB_POINTER) {
+      return blobFiles.read(BlobPointer.decode(v.value()));
+    }
+    return v.value();
+  }
+
+  private StoredValue lookup(int level, FileMetadata f, byte[] key, long sequence, int[] touched) {
     TableReader r;
     try {
       r = tableCache.acquire(f.number());
@@ -371,10 +524,20 @@ public final class Engine implements ReadView, AutoCloseable {
       throw new UncheckedIOException("opening table " + f.number() + " in " + dir, e);
     }
     try {
-      if (!r.mayContain(key)) {
+      boolean maybe = r.mayContain(key);
+      bloomChecks[level].increment();
+      metrics.bloomCheck(level, maybe);
+      if (!maybe) {
+        bloomUseful[level].increment();
         return null;
       }
-      return r.get(key, sequence);
+      touched[0]++;
+      StoredValue v = r.get(key, sequence);
+      if (v == null) {
+        bloomFalsePositives[level].increment();
+        metrics.bloomFalsePositive(level);
+      }
+      return v;
     } finally {
       r.release();
     }
@@ -421,7 +584,7 @@ public final class Engine implements ReadView, AutoCloseable {
     }
     VisibleEntryIterator visible = new VisibleEntryIterator(new MergingIterator(sources, d), d,
         o.start(), o.end(), sequence, o.limit(), o.keysOnly());
-    return new ScanIterator(visible, () -> {
+    return new ScanIterator(visible, blobFiles, options.blob().scanReadaheadBytes(), () -> {
       readers.forEach(TableReader::release);
       rs.release();
     });
@@ -464,15 +627,68 @@ public final class Engine implements ReadView, AutoCloseable {
       while (!closing && !manualCompaction && backgroundError == null
           && running.size() < options.compaction().threads()) {
         Version v = versions.acquireCurrent();
-        Compaction c = picker.pick(v, busyFiles, running, System.currentTimeMillis());
+        long now = System.currentTimeMillis();
+        Compaction c = picker.pick(v, busyFiles, running, now);
+        BlobGcJob.Plan gc = options.blob().enabled()
+            ? BlobGcJob.pick(v, options.blob().gcThresholdRatio(), busyFiles) : null;
+        // GC goes first unless a compaction is also due and GC ran last: alternating bounds the
+        // wait of either kind to one job of the other.
+        if (gc != null && (c == null || !lastJobWasGc)) {
+          lastJobWasGc = true;
+          Compaction marker = gcMarker(gc);
+          markRunning(marker);
+          busyFiles.add(gc.file().number());
+          compactionExecutor.execute(() -> runBlobGc(gc, marker, v));
+          continue;
+        }
         if (c == null) {
           v.release();
           return;
         }
+        lastJobWasGc = false;
         markRunning(c);
         compactionExecutor.execute(() -> runCompaction(c, v));
       }
     }
+  }
+
+  /** GC holds its tables like a compaction of their levels into themselves. */
+  private static Compaction gcMarker(BlobGcJob.Plan gc) {
+    return new Compaction(-1, -1, gc.allTables(), List.of(), 0,
+        io.shale.engine.compaction.CompactionReason.BLOB_GC);
+  }
+
+  private void runBlobGc(BlobGcJob.Plan plan, Compaction marker, Version v) {
+    long started = System.nanoTime();
+    try {
+      BlobGcJob.Outcome o = new BlobGcJob(plan, tableCache, blobFiles, versions::newFileNumber,
+          n -> FileNames.table(dir, n), n -> FileNames.blob(dir, n), options.table(),
+          options.bloom()::bitsPerKey, options.compaction()::targetBytesPerFile,
+          ioBudget::acquire, () -> closing).run();
+      DurableFiles.syncDirectory(dir);
+      versions.logAndApply(o.edit());
+      synchronized (writeLock) {
+        installReadState();
+      }
+      blobGcRuns.incrementAndGet();
+      blobGcRelocatedBytes.addAndGet(o.relocatedBytes());
+      metrics.gcRelocated(o.relocatedBytes());
+      metrics.compactionDone(-1, "blob_gc");
+      compactionBytes(plan.allTables(), o.outputs(), -1, "blob_gc", o.relocatedBytes());
+      updatePressure();
+      logBlobGc(o, System.nanoTime() - started);
+    } catch (IOException | RuntimeException e) {
+      if (!closing) {
+        failBackground("garbage collection of blob file " + plan.file().number(), e);
+      }
+    } finally {
+      v.release();
+      synchronized (compactionLock) {
+        busyFiles.remove(plan.file().number());
+      }
+      markDone(marker);
+    }
+    maybeScheduleCompaction();
   }
 
   /** Precondition: holds compactionLock. */
@@ -508,11 +724,13 @@ public final class Engine implements ReadView, AutoCloseable {
   }
 
   private void executeCompaction(Compaction c, Version v) throws IOException {
+    long started = System.nanoTime();
     int out = c.outputLevel();
     TableOutput output = new TableOutput(versions::newFileNumber, n -> FileNames.table(dir, n),
         options.table(), out, options.bloom().bitsPerKey(out),
-        options.compaction().targetFileSizeBytes());
-    CompactionJob.Outcome o = new CompactionJob(c, v, tableCache, output, () -> closing).run();
+        options.compaction().targetFileSizeBytes(), ioBudget::acquire);
+    CompactionJob.Outcome o = new CompactionJob(c, v, tableCache, output, () -> closing,
+        ioBudget::acquire).run();
     if (!o.trivialMove()) {
       DurableFiles.syncDirectory(dir);
     }
@@ -523,9 +741,103 @@ public final class Engine implements ReadView, AutoCloseable {
     compactions.incrementAndGet();
     if (o.trivialMove()) {
       trivialMoves.incrementAndGet();
+    } else {
+      compactionBytes(c.allInputs(), o.outputs(), c.level(), c.reason().name().toLowerCase(), 0);
     }
     compactionBytesRead.addAndGet(o.bytesRead());
     compactionBytesWritten.addAndGet(o.bytesWritten());
+    metrics.compactionDone(c.level(), c.reason().name().toLowerCase());
+    updatePressure();
+    logCompaction(o, System.nanoTime() - started);
+  }
+
+  /**
+   * Account the key, inline-value and blob bytes a compaction read and wrote, from the files'
+   * properties. Compactions move pointers, so their blob bytes are 0; blob GC's are what it
+   * relocated.
+   */
+  private void compactionBytes(List<FileMetadata> in, List<FileMetadata> outFiles, int level,
+      String reason, long blobBytes) {
+    long keyIn = 0;
+    long valueIn = 0;
+    for (FileMetadata f : in) {
+      keyIn += f.properties().rawKeyBytes();
+      valueIn += f.properties().rawValueBytes();
+    }
+    long keyOut = 0;
+    long valueOut = 0;
+    for (FileMetadata f : outFiles) {
+      keyOut += f.properties().rawKeyBytes();
+      valueOut += f.properties().rawValueBytes();
+    }
+    compactionRead.add(keyIn, valueIn, blobBytes);
+    compactionWritten.add(keyOut, valueOut, blobBytes);
+    metrics.compactionBytes("read", "key", level, reason, keyIn);
+    metrics.compactionBytes("read", "value", level, reason, valueIn);
+    metrics.compactionBytes("read", "blob", level, reason, blobBytes);
+    metrics.compactionBytes("written", "key", level, reason, keyOut);
+    metrics.compactionBytes("written", "value", level, reason, valueOut);
+    metrics.compactionBytes("written", "blob", level, reason, blobBytes);
+  }
+
+  private static String filesJson(List<FileMetadata> files) {
+    StringBuilder b = new StringBuilder("[");
+    for (FileMetadata f : files) {
+      if (b.length() > 1) {
+        b.append(',');
+      }
+      var p = f.properties();
+      b.append("{\"file\":").append(f.number()).append(",\"bytes\":").append(f.size())
+          .append(",\"entries\":").append(p.entries()).append(",\"tombstones\":")
+          .append(p.tombstones()).append(",\"key_bytes\":").append(p.rawKeyBytes())
+          .append(",\"value_bytes\":").append(p.rawValueBytes()).append(",\"blob_bytes\":")
+          .append(p.blobBytes()).append('}');
+    }
+    return b.append(']').toString();
+  }
+
+  private static String blobsJson(List<BlobFileMeta> blobs) {
+    StringBuilder b = new StringBuilder("[");
+    for (BlobFileMeta m : blobs) {
+      if (b.length() > 1) {
+        b.append(',');
+      }
+      b.append("{\"blob_file\":").append(m.number()).append(",\"bytes\":").append(m.fileSize())
+          .append(",\"values\":").append(m.totalCount()).append(",\"value_bytes\":")
+          .append(m.totalBytes()).append('}');
+    }
+    return b.append(']').toString();
+  }
+
+  private void logFlush(Memtable m, List<VersionEdit.Added> added, List<BlobFileMeta> blobs,
+      long nanos) {
+    List<FileMetadata> files = new ArrayList<>();
+    added.forEach(a -> files.add(a.file()));
+    eventLog.append("\"event\":\"flush\",\"memtable\":" + m.id() + ",\"entries\":"
+        + m.entryCount() + ",\"applied_index\":" + m.largestSequence() + ",\"outputs\":"
+        + filesJson(files) + ",\"blob_outputs\":" + blobsJson(blobs) + ",\"duration_ms\":"
+        + nanos / 1_000_000);
+  }
+
+  private void logCompaction(CompactionJob.Outcome o, long nanos) {
+    Compaction c = o.compaction();
+    eventLog.append("\"event\":\"compaction\",\"reason\":"
+        + EventLog.quote(c.reason().name().toLowerCase()) + ",\"score\":"
+        + String.format(java.util.Locale.ROOT, "%.4f", c.score()) + ",\"level\":" + c.level()
+        + ",\"output_level\":" + c.outputLevel() + ",\"trivial_move\":" + o.trivialMove()
+        + ",\"inputs\":" + filesJson(c.inputs()) + ",\"output_level_inputs\":"
+        + filesJson(c.outputLevelInputs()) + ",\"outputs\":" + filesJson(o.outputs())
+        + ",\"entries_dropped\":" + o.entriesDropped() + ",\"duration_ms\":" + nanos / 1_000_000);
+  }
+
+  private void logBlobGc(BlobGcJob.Outcome o, long nanos) {
+    BlobFileMeta b = o.plan().file();
+    eventLog.append("\"event\":\"blob_gc\",\"reason\":\"blob_gc\",\"blob_file\":" + b.number()
+        + ",\"garbage_ratio\":" + String.format(java.util.Locale.ROOT, "%.4f", b.garbageRatio())
+        + ",\"dead_bytes\":" + b.garbageBytes() + ",\"relocated_bytes\":" + o.relocatedBytes()
+        + ",\"inputs\":" + filesJson(o.plan().allTables()) + ",\"outputs\":"
+        + filesJson(o.outputs()) + ",\"blob_outputs\":" + blobsJson(o.newBlobFiles())
+        + ",\"duration_ms\":" + nanos / 1_000_000);
   }
 
   /**
@@ -608,6 +920,15 @@ public final class Engine implements ReadView, AutoCloseable {
     }
   }
 
+  private void deleteBlob(long number) {
+    blobFiles.evict(number);
+    try {
+      Files.deleteIfExists(FileNames.blob(dir, number));
+    } catch (IOException e) {
+      System.err.println("shale: could not delete obsolete blob file " + number + " in " + dir + ": " + e);
+    }
+  }
+
   private void deleteTable(long number) {
     tableCache.evict(number);
     try {
@@ -646,12 +967,35 @@ public final class Engine implements ReadView, AutoCloseable {
         names.add(name);
         bytes += f.size();
       }
+      for (BlobFileMeta b : pinned.version().blobFiles().values()) {
+        String name = FileNames.blobName(b.number());
+        Files.createLink(target.resolve(name), dir.resolve(name));
+        names.add(name);
+        bytes += b.fileSize();
+      }
       VersionSet.writeStandaloneManifest(target, pinned.version(), pinned.appliedIndex(),
           pinned.nextFileNumber());
       DurableFiles.syncDirectory(target);
       return new CheckpointInfo(target, pinned.appliedIndex(), names, bytes);
     } finally {
       pinned.version().release();
+    }
+  }
+
+  /** Key, value and blob byte counters; thread-safe. */
+  private static final class ByteCounter {
+    private final AtomicLong key = new AtomicLong();
+    private final AtomicLong value = new AtomicLong();
+    private final AtomicLong blob = new AtomicLong();
+
+    void add(long k, long v, long b) {
+      key.addAndGet(k);
+      value.addAndGet(v);
+      blob.addAndGet(b);
+    }
+
+    EngineStats.ByteSplit snapshot() {
+      return new EngineStats.ByteSplit(key.get(), value.get(), blob.get());
     }
   }
 
@@ -664,15 +1008,23 @@ public final class Engine implements ReadView, AutoCloseable {
         long entries = 0;
         long tombstones = 0;
         long bloom = 0;
+        long blob = 0;
         for (FileMetadata f : v.files(l)) {
           bytes += f.size();
           entries += f.properties().entries();
           tombstones += f.properties().tombstones();
           bloom += f.properties().filterBytes();
+          blob += f.properties().blobBytes();
         }
         levels.add(new EngineStats.LevelStats(l, v.files(l).size(), bytes, entries, tombstones,
             bloom, options.bloom().bitsPerKey(l),
-            l == 0 ? 0 : options.compaction().targetBytes(l), picker.sizePressure(v, l)));
+            l == 0 ? 0 : options.compaction().targetBytes(l), picker.sizePressure(v, l), blob,
+            bloomChecks[l].sum(), bloomUseful[l].sum(), bloomFalsePositives[l].sum()));
+      }
+      List<EngineStats.BlobFileStats> blobs = new ArrayList<>();
+      for (BlobFileMeta b : v.blobFiles().values()) {
+        blobs.add(new EngineStats.BlobFileStats(b.number(), b.fileSize(), b.totalBytes(),
+            b.liveBytes(), b.garbageBytes(), b.garbageRatio()));
       }
       long memBytes;
       int imm;
@@ -686,10 +1038,88 @@ public final class Engine implements ReadView, AutoCloseable {
       return new EngineStats(lastApplied, versions.persistedAppliedIndex(), memBytes, imm,
           List.copyOf(levels), flushes.get(), flushBytes.get(), compactions.get(),
           trivialMoves.get(), compactionBytesRead.get(), compactionBytesWritten.get(),
+          compactionRead.snapshot(), compactionWritten.snapshot(), pendingCompactionBytes,
+          writeController.current(), writeDelayNanos.get(), throttledWrites.get(),
+          List.copyOf(blobs), blobGcRuns.get(), blobGcRelocatedBytes.get(),
           versions.pinnedObsoleteBytes(), blockCache.usedBytes(), blockCache.hits(),
           blockCache.misses(), openSnapshots.get());
     } finally {
       v.release();
+    }
+  }
+
+  /** What the meters read; kept strongly by the engine (registries hold gauges' state weakly). */
+  private final class MetricsSource implements EngineMetrics.Source {
+    @Override
+    public int compactionsInProgress() {
+      synchronized (compactionLock) {
+        return running.size();
+      }
+    }
+
+    @Override
+    public int levelFiles(int level) {
+      return versions.current().files(level).size();
+    }
+
+    @Override
+    public long levelBytes(int level) {
+      return versions.current().levelBytes(level);
+    }
+
+    @Override
+    public long levelBloomBytes(int level) {
+      long sum = 0;
+      for (FileMetadata f : versions.current().files(level)) {
+        sum += f.properties().filterBytes();
+      }
+      return sum;
+    }
+
+    @Override
+    public long pendingCompactionBytes() {
+      return pendingCompactionBytes;
+    }
+
+    @Override
+    public long blobLiveBytes() {
+      return versions.current().blobFiles().values().stream().mapToLong(BlobFileMeta::liveBytes).sum();
+    }
+
+    @Override
+    public long blobDeadBytes() {
+      return versions.current().blobFiles().values().stream()
+          .mapToLong(BlobFileMeta::garbageBytes).sum();
+    }
+
+    @Override
+    public int blobFiles() {
+      return versions.current().blobFiles().size();
+    }
+
+    @Override
+    public long pinnedObsoleteBytes() {
+      return versions.pinnedObsoleteBytes();
+    }
+
+    @Override
+    public long memtableBytes() {
+      return mutable.approximateBytes();
+    }
+
+    @Override
+    public int writePressureCondition() {
+      return writeController.current().condition().ordinal();
+    }
+
+    @Override
+    public long blockCacheHits() {
+      return blockCache.hits();
+    }
+
+    @Override
+    public long blockCacheMisses() {
+      return blockCache.misses();
     }
   }
 
@@ -723,6 +1153,8 @@ public final class Engine implements ReadView, AutoCloseable {
     }
     closed = true;
     tableCache.close();
+    blobFiles.close();
+    eventLog.close();
     versions.close();
     lock.release();
     lockChannel.close();

@@ -1,20 +1,29 @@
 package io.shale.engine;
 
+import io.shale.engine.blob.BlobFiles;
+import io.shale.engine.blob.BlobPointer;
 import io.shale.engine.iterator.VisibleEntryIterator;
+import io.shale.engine.key.ValueKind;
 
 /**
  * The result of a scan: call {@link #next()} until it returns false, reading {@link #key()} and
  * {@link #value()} in between. Sees a consistent state (the one at its creation) while writes
- * and compactions go on, and pins the files of that state until {@link #close()}. Not
- * thread-safe; use one per thread.
+ * and compactions go on, and pins the files of that state until {@link #close()}. Separated
+ * values are read from their blob files only when {@link #value()} asks (a keys-only scan never
+ * touches a blob file), with read-ahead. Not thread-safe; use one per thread.
  */
 public final class ScanIterator implements AutoCloseable {
   private final VisibleEntryIterator entries;
+  private final BlobFiles blobFiles;
+  private final int readahead;
   private final Runnable onClose;
+  private BlobFiles.Resolver resolver;
   private boolean closed;
 
-  ScanIterator(VisibleEntryIterator entries, Runnable onClose) {
+  ScanIterator(VisibleEntryIterator entries, BlobFiles blobFiles, int readahead, Runnable onClose) {
     this.entries = entries;
+    this.blobFiles = blobFiles;
+    this.readahead = readahead;
     this.onClose = onClose;
   }
 
@@ -32,7 +41,19 @@ public final class ScanIterator implements AutoCloseable {
 
   /** The current value; throws IllegalStateException for a keys-only scan. */
   public byte[] value() {
-    return entries.value();
+    byte[] v = entries.value();
+    if (entries.kind() != ValueKind.BLOB_POINTER) {
+      return v;
+    }
+    if (resolver == null) {
+      resolver = blobFiles.scanResolver(readahead);
+    }
+    return resolver.resolve(BlobPointer.decode(v));
+  }
+
+  /** Reads this scan issued to blob files (read-ahead makes it far fewer than values read). */
+  public long blobReads() {
+    return resolver == null ? 0 : resolver.reads();
   }
 
   @Override

@@ -26,18 +26,22 @@ public final class CompactionJob {
   private final TableCache tables;
   private final TableOutput output;
   private final BooleanSupplier stop;
+  private final java.util.function.LongConsumer readCharge;
 
   /** What the job did, for stats and the event log. */
   public record Outcome(VersionEdit edit, Compaction compaction, List<FileMetadata> outputs,
-      long bytesRead, long bytesWritten, long entriesIn, long entriesDropped, boolean trivialMove) {}
+      long bytesRead, long bytesWritten, long entriesIn, long entriesDropped, boolean trivialMove,
+      List<VersionEdit.BlobGarbage> blobGarbage) {}
 
+  /** @param readCharge told the size of every block read (the I/O budget) */
   public CompactionJob(Compaction compaction, Version version, TableCache tables,
-      TableOutput output, BooleanSupplier stop) {
+      TableOutput output, BooleanSupplier stop, java.util.function.LongConsumer readCharge) {
     this.compaction = compaction;
     this.version = version;
     this.tables = tables;
     this.output = output;
     this.stop = stop;
+    this.readCharge = readCharge;
   }
 
   /**
@@ -89,7 +93,7 @@ public final class CompactionJob {
       FileMetadata f = compaction.inputs().get(0);
       VersionEdit edit = VersionEdit.of(List.of(new VersionEdit.Added(compaction.outputLevel(), f)),
           removed);
-      return new Outcome(edit, compaction, List.of(f), 0, 0, 0, 0, true);
+      return new Outcome(edit, compaction, List.of(f), 0, 0, 0, 0, true, List.of());
     }
     List<TableReader> readers = new ArrayList<>();
     List<InternalIterator> its = new ArrayList<>();
@@ -97,19 +101,21 @@ public final class CompactionJob {
       for (FileMetadata f : compaction.allInputs()) {
         TableReader r = tables.acquire(f.number());
         readers.add(r);
-        its.add(r.iterator(Direction.FORWARD, false));
+        its.add(r.iterator(Direction.FORWARD, false, readCharge));
       }
       TableOutput.Result result;
       try (MergingIterator merged = new MergingIterator(its, Direction.FORWARD)) {
-        result = output.write(merged, bottommostCheck(), stop);
+        result = output.write(merged, bottommostCheck(), null, stop);
       }
       List<VersionEdit.Added> added = new ArrayList<>();
       for (FileMetadata f : result.files()) {
         added.add(new VersionEdit.Added(compaction.outputLevel(), f));
       }
-      return new Outcome(VersionEdit.of(added, removed), compaction, result.files(),
-          compaction.inputBytes(), result.bytesWritten(), result.entriesIn(),
-          result.entriesDropped(), false);
+      VersionEdit edit = VersionEdit.of(added, removed)
+          .withBlobs(List.of(), result.blobGarbage(), List.of());
+      return new Outcome(edit, compaction, result.files(), compaction.inputBytes(),
+          result.bytesWritten(), result.entriesIn(), result.entriesDropped(), false,
+          result.blobGarbage());
     } finally {
       for (TableReader r : readers) {
         r.release();

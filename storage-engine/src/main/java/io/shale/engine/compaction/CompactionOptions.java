@@ -45,6 +45,11 @@ public record CompactionOptions(int level0FileNumCompactionTrigger, int levelMul
     return (long) Math.min(t, Long.MAX_VALUE / 2.0);
   }
 
+  /** The size compaction output files are cut at on {@code level} (the same on every level). */
+  public long targetBytesPerFile(int level) {
+    return targetFileSizeBytes;
+  }
+
   public CompactionOptions withScore(CompactionScore s) {
     return new CompactionOptions(level0FileNumCompactionTrigger, levelMultiplier,
         maxBytesForLevelBase, targetFileSizeBytes, numLevels, threads, s);

@@ -7,5 +7,7 @@ public enum CompactionReason {
   /** A level under target, lifted over the threshold by its tombstone density. */
   TOMBSTONES,
   /** {@code compactRange} asked for it. */
-  MANUAL
+  MANUAL,
+  /** Blob garbage collection rewrote the tables that reference a blob file. */
+  BLOB_GC
 }

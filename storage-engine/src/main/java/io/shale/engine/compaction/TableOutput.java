@@ -1,18 +1,25 @@
 package io.shale.engine.compaction;
 
+import io.shale.engine.blob.BlobPointer;
 import io.shale.engine.iterator.InternalIterator;
 import io.shale.engine.key.Keys;
 import io.shale.engine.key.ValueKind;
 import io.shale.engine.sstable.TableBuilder;
 import io.shale.engine.sstable.TableProperties;
 import io.shale.engine.sstable.TableWriteOptions;
+import io.shale.engine.version.BlobFileMeta;
 import io.shale.engine.version.FileMetadata;
+import io.shale.engine.version.FileNames;
+import io.shale.engine.version.VersionEdit;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongConsumer;
 import java.util.function.LongFunction;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
@@ -21,7 +28,12 @@ import java.util.function.Predicate;
  * Writes a sorted stream of versions into new tables of one level: keeps only the newest version
  * of each key, drops tombstones that {@code canDropTombstone} allows, and cuts a new file at the
  * first key boundary after {@code targetFileSize} bytes (so a key never spans two files of a
- * level). Used by flushes and compactions alike.
+ * level). Used by flushes, compactions and blob GC alike.
+ *
+ * <p>Every blob pointer it drops (an older version, or a version under a dropped tombstone) is
+ * counted as garbage of its blob file: this is how the engine knows each blob file's dead bytes
+ * exactly. A {@link ValueRewriter} may replace values on the way (blob separation at flush,
+ * blob relocation in GC).
  */
 public final class TableOutput {
   private final LongSupplier newFileNumber;
@@ -30,31 +42,56 @@ public final class TableOutput {
   private final int level;
   private final int bloomBitsPerKey;
   private final long targetFileSize;
+  private final LongConsumer ioCharge;
+
+  /** Replaces an entry's value while it is written (may write elsewhere, e.g. a blob file). */
+  public interface ValueRewriter {
+    /** The entry to write instead, or null to write it unchanged. */
+    Rewritten rewrite(byte[] key, ValueKind kind, byte[] value) throws IOException;
+
+    /** Finish what the rewriter wrote (fsync its files); returns them. Called by the owner. */
+    List<BlobFileMeta> finish() throws IOException;
+
+    /** Delete whatever the rewriter wrote (the output is not published). Called by the owner. */
+    void abandon();
+  }
+
+  /** An entry's new kind and value. */
+  public record Rewritten(ValueKind kind, byte[] value) {}
 
   public TableOutput(LongSupplier newFileNumber, LongFunction<Path> pathOf,
-      TableWriteOptions tableOptions, int level, int bloomBitsPerKey, long targetFileSize) {
+      TableWriteOptions tableOptions, int level, int bloomBitsPerKey, long targetFileSize,
+      LongConsumer ioCharge) {
     this.newFileNumber = newFileNumber;
     this.pathOf = pathOf;
     this.tableOptions = tableOptions;
     this.level = level;
     this.bloomBitsPerKey = bloomBitsPerKey;
     this.targetFileSize = targetFileSize;
+    this.ioCharge = ioCharge;
   }
 
-  /** Counts of what the write consumed and produced. */
+  /**
+   * What the write consumed and produced.
+   *
+   * @param blobGarbage dead bytes found in existing blob files, by file
+   */
   public record Result(List<FileMetadata> files, long entriesIn, long entriesDropped,
-      long bytesWritten) {}
+      long bytesWritten, List<VersionEdit.BlobGarbage> blobGarbage) {}
 
   /**
    * Drain {@code source} (positioned by this method) into tables. On any failure every file this
    * call created is deleted and the exception propagates; nothing is published here.
    *
+   * @param rewriter null to copy values as they are; its files are the caller's to finish or
+   *     abandon
    * @param stop polled between keys; when it returns true the write is abandoned with an
    *     {@link IOException}
    */
   public Result write(InternalIterator source, Predicate<byte[]> canDropTombstone,
-      BooleanSupplier stop) throws IOException {
+      ValueRewriter rewriter, BooleanSupplier stop) throws IOException {
     List<FileMetadata> done = new ArrayList<>();
+    Map<Long, long[]> garbage = new TreeMap<>();
     TableBuilder builder = null;
     long in = 0;
     long dropped = 0;
@@ -64,9 +101,11 @@ public final class TableOutput {
       byte[] lastKey = null;
       while (source.valid()) {
         byte[] key = source.userKey();
+        ValueKind kind = source.kind();
         in++;
         if (lastKey != null && Keys.compare(key, lastKey) == 0) {
-          dropped++; // an older version of a key already written
+          dropped++; // an older version of a key already written (or dropped)
+          countGarbage(garbage, kind, source);
           source.next();
           continue;
         }
@@ -74,11 +113,18 @@ public final class TableOutput {
         if (stop.getAsBoolean()) {
           throw new IOException("table output stopped: the engine is closing");
         }
-        ValueKind kind = source.kind();
         if (kind == ValueKind.TOMBSTONE && canDropTombstone.test(key)) {
           dropped++;
           source.next();
           continue;
+        }
+        byte[] value = kind == ValueKind.TOMBSTONE ? new byte[0] : source.value();
+        if (rewriter != null && kind != ValueKind.TOMBSTONE) {
+          Rewritten r = rewriter.rewrite(key, kind, value);
+          if (r != null) {
+            kind = r.kind();
+            value = r.value();
+          }
         }
         if (builder != null && builder.estimatedFileSize() >= targetFileSize) {
           FileMetadata f = finish(builder);
@@ -88,10 +134,10 @@ public final class TableOutput {
         }
         if (builder == null) {
           long number = newFileNumber.getAsLong();
-          builder = new TableBuilder(pathOf.apply(number), tableOptions, level, bloomBitsPerKey);
+          builder = new TableBuilder(pathOf.apply(number), tableOptions, level, bloomBitsPerKey,
+              ioCharge);
         }
-        builder.add(key, source.sequence(), kind,
-            kind == ValueKind.TOMBSTONE ? new byte[0] : source.value());
+        builder.add(key, source.sequence(), kind, value);
         source.next();
       }
       if (builder != null) {
@@ -100,7 +146,9 @@ public final class TableOutput {
         done.add(f);
         builder = null;
       }
-      return new Result(done, in, dropped, written);
+      List<VersionEdit.BlobGarbage> g = new ArrayList<>();
+      garbage.forEach((n, v) -> g.add(new VersionEdit.BlobGarbage(n, v[0], v[1])));
+      return new Result(done, in, dropped, written, g);
     } catch (IOException | RuntimeException e) {
       if (builder != null) {
         builder.abandon();
@@ -112,10 +160,20 @@ public final class TableOutput {
     }
   }
 
+  private static void countGarbage(Map<Long, long[]> garbage, ValueKind kind,
+      InternalIterator source) {
+    if (kind == ValueKind.BLOB_POINTER) {
+      BlobPointer p = BlobPointer.decode(source.value());
+      long[] g = garbage.computeIfAbsent(p.fileNumber(), n -> new long[2]);
+      g[0] += p.length();
+      g[1]++;
+    }
+  }
+
   private FileMetadata finish(TableBuilder b) throws IOException {
     TableProperties props = b.finish();
     Path p = b.file();
-    long number = io.shale.engine.version.FileNames.parseTable(p.getFileName().toString());
+    long number = FileNames.parseTable(p.getFileName().toString());
     return new FileMetadata(number, Files.size(p), props);
   }
 }

@@ -6,7 +6,11 @@ import io.shale.engine.compaction.CompactionOptions;
 import io.shale.engine.compaction.CompactionScore;
 import io.shale.engine.sstable.Compression;
 import io.shale.engine.sstable.TableWriteOptions;
+import io.shale.engine.blob.BlobOptions;
+import io.shale.engine.pressure.IoBudgetOptions;
+import io.shale.engine.pressure.WritePressureOptions;
 import java.io.IOException;
+import java.time.Duration;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -31,9 +35,17 @@ import org.tomlj.TomlTable;
  */
 public final class EngineConfig {
   private static final List<String> LSM_KEYS = List.of("memtable_size",
-      "max_immutable_memtables", "block_cache_size", "max_open_files", "mmap_reads", "block_size",
+      "block_cache_size", "max_open_files", "mmap_reads", "block_size",
       "block_restart_interval", "compression");
-  private static final List<String> LSM_TABLES = List.of("bloom", "compaction");
+  private static final List<String> LSM_TABLES = List.of("bloom", "compaction", "blob",
+      "write_pressure");
+  private static final List<String> BLOB_KEYS = List.of("enabled", "min_value_size_bytes",
+      "gc_threshold_ratio", "file_size", "scan_readahead_size");
+  private static final List<String> WRITE_PRESSURE_KEYS = List.of("enabled",
+      "level0_slowdown_writes_trigger", "level0_stop_writes_trigger",
+      "soft_pending_compaction_bytes_limit", "hard_pending_compaction_bytes_limit",
+      "max_immutable_memtables", "max_delay");
+  private static final List<String> BUDGET_KEYS = List.of("rate", "windows");
   private static final List<String> BLOOM_KEYS = List.of("level_0", "level_1", "level_2",
       "default");
   private static final List<String> COMPACTION_KEYS = List.of(
@@ -80,8 +92,11 @@ public final class EngineConfig {
     // the more likely root cause than whatever else looks wrong.
     Section lsm = new Section(List.of("lsm"), table(toml, List.of(), "lsm"), LSM_KEYS,
         LSM_TABLES);
-    Section bloom = lsm.child("bloom", BLOOM_KEYS);
-    Section compaction = lsm.child("compaction", COMPACTION_KEYS);
+    Section bloom = lsm.child("bloom", BLOOM_KEYS, List.of());
+    Section compaction = lsm.child("compaction", COMPACTION_KEYS, List.of("budget"));
+    Section blob = lsm.child("blob", BLOB_KEYS, List.of());
+    Section pressure = lsm.child("write_pressure", WRITE_PRESSURE_KEYS, List.of());
+    Section budget = compaction.child("budget", BUDGET_KEYS, List.of());
 
     EngineOptions d = EngineOptions.defaults();
     TableWriteOptions table = new TableWriteOptions(
@@ -108,13 +123,30 @@ public final class EngineConfig {
             compaction.number("tombstone_weight", s.tombstoneWeight()),
             compaction.number("age_weight", s.ageWeight()),
             compaction.number("age_cap_days", s.ageCapDays())));
+    BlobOptions bl = d.blob();
+    BlobOptions blobOptions = new BlobOptions(
+        blob.bool("enabled", bl.enabled()),
+        blob.integer("min_value_size_bytes", bl.minValueSizeBytes()),
+        blob.number("gc_threshold_ratio", bl.gcThresholdRatio()),
+        blob.size("file_size", bl.fileSizeBytes()),
+        blob.intSize("scan_readahead_size", bl.scanReadaheadBytes()));
+    WritePressureOptions w = d.writePressure();
+    WritePressureOptions pressureOptions = new WritePressureOptions(
+        pressure.bool("enabled", w.enabled()),
+        pressure.integer("level0_slowdown_writes_trigger", w.level0SlowdownWritesTrigger()),
+        pressure.integer("level0_stop_writes_trigger", w.level0StopWritesTrigger()),
+        pressure.size("soft_pending_compaction_bytes_limit", w.softPendingCompactionBytesLimit()),
+        pressure.size("hard_pending_compaction_bytes_limit", w.hardPendingCompactionBytesLimit()),
+        pressure.integer("max_immutable_memtables", w.maxImmutableMemtables()),
+        pressure.duration("max_delay", w.maxDelay()));
+    IoBudgetOptions budgetOptions = new IoBudgetOptions(
+        budget.rate("rate", d.budget().bytesPerSecond()), budget.windows("windows"));
     return new EngineOptions(
         lsm.size("memtable_size", d.memtableSizeBytes()),
-        lsm.integer("max_immutable_memtables", d.maxImmutableMemtables()),
         lsm.size("block_cache_size", d.blockCacheBytes()),
         lsm.integer("max_open_files", d.maxOpenFiles()),
         lsm.bool("mmap_reads", d.mmapReads()),
-        table, bloomPolicy, compactionOptions);
+        table, bloomPolicy, compactionOptions, blobOptions, pressureOptions, budgetOptions);
   }
 
   private static IllegalArgumentException syntaxError(List<TomlParseError> errors) {
@@ -179,12 +211,12 @@ public final class EngineConfig {
       }
     }
 
-    /** A sub-table, which itself has no sub-tables (none exist yet below the first level). */
-    Section child(String name, List<String> childKeys) {
+    /** A sub-table with its known keys and known sub-tables. */
+    Section child(String name, List<String> childKeys, List<String> childTables) {
       List<String> childPath = new ArrayList<>(path);
       childPath.add(name);
       TomlTable child = table == null ? null : table(table, path, name);
-      return new Section(List.copyOf(childPath), child, childKeys, List.of());
+      return new Section(List.copyOf(childPath), child, childKeys, childTables);
     }
 
     private void rejectUnknown(List<String> tables) {
@@ -260,6 +292,90 @@ public final class EngineConfig {
         throw new IllegalArgumentException(name(key) + " must be a finite number, got " + d);
       }
       return d;
+    }
+
+    /** A duration: "100ms", "2s", "1.5s", "0s". */
+    Duration duration(String key, Duration fallback) {
+      Object value = get(key);
+      if (value == null) {
+        return fallback;
+      }
+      if (value instanceof String text) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\s*(\\d+(?:\\.\\d+)?)\\s*(ms|s)\\s*")
+            .matcher(text);
+        if (m.matches()) {
+          double n = Double.parseDouble(m.group(1));
+          return Duration.ofNanos((long) (n * (m.group(2).equals("ms") ? 1e6 : 1e9)));
+        }
+      }
+      throw typeError(key, "a duration such as \"100ms\" or \"2s\"", value);
+    }
+
+    /** Bytes per second: a size ("32MiB", meaning per second), 0 or "unlimited". */
+    long rate(String key, long fallback) {
+      Object value = get(key);
+      if ("unlimited".equals(value)) {
+        return 0;
+      }
+      return size(key, fallback);
+    }
+
+    /** {@code windows = [{start = "08:00", end = "20:00", rate = "32MiB"}, ...]}. */
+    List<IoBudgetOptions.Window> windows(String key) {
+      Object value = get(key);
+      if (value == null) {
+        return List.of();
+      }
+      if (!(value instanceof TomlArray array)) {
+        throw typeError(key, "an array of {start, end, rate} tables", value);
+      }
+      List<IoBudgetOptions.Window> out = new ArrayList<>();
+      for (int i = 0; i < array.size(); i++) {
+        Object item = array.get(i);
+        String where = name(key) + "[" + i + "]";
+        if (!(item instanceof TomlTable t)) {
+          throw new IllegalArgumentException(where + " must be a table {start, end, rate}, got "
+              + describe(item));
+        }
+        for (String k : t.keySet()) {
+          if (!List.of("start", "end", "rate").contains(k)) {
+            throw new IllegalArgumentException("unknown configuration key " + where + "." + k
+                + " (known keys: start, end, rate)");
+          }
+        }
+        out.add(new IoBudgetOptions.Window(timeOfDay(where + ".start", t.get("start")),
+            timeOfDay(where + ".end", t.get("end")), windowRate(where + ".rate", t.get("rate"))));
+      }
+      return out;
+    }
+
+    private static java.time.LocalTime timeOfDay(String name, Object value) {
+      if (value instanceof java.time.LocalTime t) {
+        return t;
+      }
+      if (value instanceof String text) {
+        try {
+          return java.time.LocalTime.parse(text.trim());
+        } catch (java.time.format.DateTimeParseException e) {
+          // reported below
+        }
+      }
+      throw new IllegalArgumentException(name + " must be a time of day such as \"08:00\", got "
+          + (value == null ? "nothing" : describe(value)));
+    }
+
+    private static long windowRate(String name, Object value) {
+      if (value == null || "unlimited".equals(value)) {
+        return 0;
+      }
+      if (value instanceof String text) {
+        return ByteSize.parse(name, text);
+      }
+      if (value instanceof Long n && n >= 0) {
+        return n;
+      }
+      throw new IllegalArgumentException(name + " must be a size per second such as \"32MiB\" or "
+          + "\"unlimited\", got " + describe(value));
     }
 
     boolean bool(String key, boolean fallback) {

@@ -20,6 +20,7 @@ public final class VisibleEntryIterator implements AutoCloseable {
   private boolean started;
   private byte[] key;
   private byte[] value;
+  private ValueKind kind;
 
   /**
    * @param start inclusive lower bound, or null for none
@@ -82,6 +83,7 @@ public final class VisibleEntryIterator implements AutoCloseable {
       boolean live = source.kind() != ValueKind.TOMBSTONE;
       if (live) {
         key = k;
+        kind = source.kind();
         value = keysOnly ? null : source.value();
       }
       source.next();
@@ -112,6 +114,7 @@ public final class VisibleEntryIterator implements AutoCloseable {
       }
       if (bestKind != null && bestKind != ValueKind.TOMBSTONE) {
         key = k;
+        kind = bestKind;
         value = bestValue;
         return true;
       }
@@ -126,6 +129,12 @@ public final class VisibleEntryIterator implements AutoCloseable {
     return key;
   }
 
+  /** The kind of the current entry: VALUE, or BLOB_POINTER when {@link #value} is a pointer. */
+  public ValueKind kind() {
+    return kind;
+  }
+
+  /** The stored value: the bytes themselves, or an encoded blob pointer (see {@link #kind}). */
   public byte[] value() {
     if (keysOnly) {
       throw new IllegalStateException("this scan is keys-only; it carries no values");

@@ -8,7 +8,9 @@ public enum ValueKind {
   /** A deletion marker: hides older versions of the key until compaction drops it. */
   TOMBSTONE(0),
   /** The value bytes are stored inline, next to the key. */
-  VALUE(1);
+  VALUE(1),
+  /** The value lives in a blob file; the entry holds an encoded {@code BlobPointer}. */
+  BLOB_POINTER(2);
 
   private final int code;
 
@@ -27,6 +29,8 @@ public enum ValueKind {
         return TOMBSTONE;
       case 1:
         return VALUE;
+      case 2:
+        return BLOB_POINTER;
       default:
         return null;
     }

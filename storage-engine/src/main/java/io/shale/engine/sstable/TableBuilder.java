@@ -47,9 +47,19 @@ public final class TableBuilder {
   private long dataBlocks;
   private long smallestSeq = Long.MAX_VALUE;
   private long largestSeq = Long.MIN_VALUE;
+  private long blobBytes;
+  private final java.util.TreeSet<Long> blobFiles = new java.util.TreeSet<>();
+  private final java.util.function.LongConsumer ioCharge;
 
   public TableBuilder(Path file, TableWriteOptions options, int level, int bloomBitsPerKey)
       throws IOException {
+    this(file, options, level, bloomBitsPerKey, n -> { });
+  }
+
+  /** @param ioCharge told the size of every write (the background I/O budget) */
+  public TableBuilder(Path file, TableWriteOptions options, int level, int bloomBitsPerKey,
+      java.util.function.LongConsumer ioCharge) throws IOException {
+    this.ioCharge = ioCharge;
     this.file = file;
     this.options = options;
     this.level = level;
@@ -80,6 +90,10 @@ public final class TableBuilder {
     entries++;
     if (kind == ValueKind.TOMBSTONE) {
       tombstones++;
+    } else if (kind == ValueKind.BLOB_POINTER) {
+      io.shale.engine.blob.BlobPointer p = io.shale.engine.blob.BlobPointer.decode(value);
+      blobBytes += p.length();
+      blobFiles.add(p.fileNumber());
     }
     rawKeyBytes += userKey.length;
     rawValueBytes += value.length;
@@ -148,9 +162,11 @@ public final class TableBuilder {
 
   private void drain() throws IOException {
     out.flip();
-    offset += out.remaining();
+    int n = out.remaining();
+    offset += n;
     DurableFiles.writeFully(channel, out);
     out.clear();
+    ioCharge.accept(n);
   }
 
   /**
@@ -170,7 +186,8 @@ public final class TableBuilder {
       BlockHandle filter = writeBlock(filterBytes, Compression.NONE);
       TableProperties props = new TableProperties(entries, tombstones, rawKeyBytes, rawValueBytes,
           dataBlocks, filterBytes.size(), bloomBitsPerKey, smallestKey, lastKey, smallestSeq,
-          largestSeq, System.currentTimeMillis(), level);
+          largestSeq, System.currentTimeMillis(), level, blobBytes,
+          blobFiles.stream().mapToLong(Long::longValue).toArray());
       ByteSink propsBytes = new ByteSink(0).put(props.encode());
       BlockHandle properties = writeBlock(propsBytes, Compression.NONE);
       BlockHandle indexHandle = writeBlock(index.finish(), Compression.NONE);

@@ -11,8 +11,12 @@ import io.shale.engine.io.Varints;
  * string), so later versions can add fields that older readers skip.
  *
  * @param rawKeyBytes sum of user key lengths of all entries
- * @param rawValueBytes sum of inline value lengths of all entries (tombstones count 0)
+ * @param rawValueBytes sum of inline value lengths of all entries (tombstones count 0; a blob
+ *     pointer counts its encoded bytes)
  * @param level the level the table was written to (decides its Bloom bits per key)
+ * @param blobBytes sum of the lengths of the blob values the table's pointers reference
+ * @param blobFiles the blob files those pointers are in, ascending (blob GC finds the tables to
+ *     rewrite by it)
  */
 public record TableProperties(
     long entries,
@@ -27,7 +31,9 @@ public record TableProperties(
     long smallestSequence,
     long largestSequence,
     long creationTimeMillis,
-    int level) {
+    int level,
+    long blobBytes,
+    long[] blobFiles) {
 
   private static final int ENTRIES = 1;
   private static final int TOMBSTONES = 2;
@@ -42,6 +48,22 @@ public record TableProperties(
   private static final int LARGEST_SEQ = 11;
   private static final int CREATED = 12;
   private static final int LEVEL = 13;
+  private static final int BLOB_BYTES = 14;
+  private static final int BLOB_FILES = 15;
+
+  /** A table that references no blob file. */
+  public TableProperties(long entries, long tombstones, long rawKeyBytes, long rawValueBytes,
+      long dataBlocks, long filterBytes, int bloomBitsPerKey, byte[] smallestKey, byte[] largestKey,
+      long smallestSequence, long largestSequence, long creationTimeMillis, int level) {
+    this(entries, tombstones, rawKeyBytes, rawValueBytes, dataBlocks, filterBytes, bloomBitsPerKey,
+        smallestKey, largestKey, smallestSequence, largestSequence, creationTimeMillis, level, 0,
+        new long[0]);
+  }
+
+  /** True if some pointer of the table references blob file {@code number}. */
+  public boolean referencesBlob(long number) {
+    return java.util.Arrays.binarySearch(blobFiles, number) >= 0;
+  }
 
   /** Fraction of entries that are tombstones, in [0, 1]. */
   public double tombstoneRatio() {
@@ -63,6 +85,12 @@ public record TableProperties(
     num(s, LARGEST_SEQ, largestSequence);
     num(s, CREATED, creationTimeMillis);
     num(s, LEVEL, level);
+    num(s, BLOB_BYTES, blobBytes);
+    ByteSink files = new ByteSink(blobFiles.length * 3);
+    for (long f : blobFiles) {
+      files.putVarint(f);
+    }
+    bytes(s, BLOB_FILES, files.toByteArray());
     return s.toByteArray();
   }
 
@@ -76,7 +104,8 @@ public record TableProperties(
 
   /** Decode; throws IllegalStateException on malformed input (the caller adds file and offset). */
   public static TableProperties decode(byte[] b) {
-    long[] n = new long[14];
+    long[] n = new long[16];
+    long[] blobs = new long[0];
     byte[] smallest = null;
     byte[] largest = null;
     Varints.Cursor c = new Varints.Cursor(b, 0, b.length);
@@ -99,6 +128,13 @@ public record TableProperties(
           smallest = v;
         } else if (tag == LARGEST) {
           largest = v;
+        } else if (tag == BLOB_FILES) {
+          Varints.Cursor fc = new Varints.Cursor(v, 0, v.length);
+          java.util.ArrayList<Long> list = new java.util.ArrayList<>();
+          while (fc.hasRemaining()) {
+            list.add(Varints.readVarint64(fc));
+          }
+          blobs = list.stream().mapToLong(Long::longValue).toArray();
         }
       }
     }
@@ -107,6 +143,6 @@ public record TableProperties(
     }
     return new TableProperties(n[ENTRIES], n[TOMBSTONES], n[RAW_KEY], n[RAW_VALUE], n[DATA_BLOCKS],
         n[FILTER_BYTES], (int) n[BLOOM_BITS], smallest, largest, n[SMALLEST_SEQ], n[LARGEST_SEQ],
-        n[CREATED], (int) n[LEVEL]);
+        n[CREATED], (int) n[LEVEL], n[BLOB_BYTES], blobs);
   }
 }

@@ -225,7 +225,7 @@ public final class TableReader {
    * table holds none. Does not consult the Bloom filter (the caller does, to count its checks).
    */
   public StoredValue get(byte[] userKey, long readSequence) {
-    try (TableIterator it = new TableIterator(Direction.FORWARD, true)) {
+    try (TableIterator it = new TableIterator(Direction.FORWARD, true, n -> { })) {
       it.seek(userKey);
       while (it.valid() && Keys.compare(it.userKey(), userKey) == 0) {
         if (it.sequence() <= readSequence) {
@@ -239,7 +239,13 @@ public final class TableReader {
 
   /** An iterator over this table. {@code fillCache=false} for compaction reads. */
   public InternalIterator iterator(Direction direction, boolean fillCache) {
-    return new TableIterator(direction, fillCache);
+    return new TableIterator(direction, fillCache, n -> { });
+  }
+
+  /** An iterator that reports the size of every data block it loads (the I/O budget). */
+  public InternalIterator iterator(Direction direction, boolean fillCache,
+      java.util.function.LongConsumer blockReadCharge) {
+    return new TableIterator(direction, fillCache, blockReadCharge);
   }
 
   /** Read every data block and check its checksum; returns the number of blocks checked. */
@@ -262,16 +268,24 @@ public final class TableReader {
     private final Direction direction;
     private final boolean fillCache;
     private final Block.Iter indexIter;
+    private final java.util.function.LongConsumer readCharge;
     private Block.Iter dataIter;
 
-    TableIterator(Direction direction, boolean fillCache) {
+    TableIterator(Direction direction, boolean fillCache, java.util.function.LongConsumer readCharge) {
       this.direction = direction;
       this.fillCache = fillCache;
+      this.readCharge = readCharge;
       this.indexIter = index.iterator(direction);
     }
 
     private void loadBlock() {
-      dataIter = indexIter.valid ? dataBlock(handleAt(indexIter), fillCache).iterator(direction) : null;
+      if (!indexIter.valid) {
+        dataIter = null;
+        return;
+      }
+      BlockHandle h = handleAt(indexIter);
+      readCharge.accept(h.size() + BlockHandle.TRAILER_SIZE);
+      dataIter = dataBlock(h, fillCache).iterator(direction);
     }
 
     /** Move across empty tails of blocks to the next entry in this direction. */

@@ -7,6 +7,7 @@ public final class FileNames {
   public static final String CURRENT = "CURRENT";
   public static final String LOCK = "LOCK";
   private static final String TABLE_SUFFIX = ".sst";
+  private static final String BLOB_SUFFIX = ".blob";
   private static final String MANIFEST_PREFIX = "MANIFEST-";
 
   private FileNames() {}
@@ -29,6 +30,22 @@ public final class FileNames {
       return -1;
     }
     return parseNumber(name.substring(0, name.length() - TABLE_SUFFIX.length()));
+  }
+
+  public static Path blob(Path dir, long number) {
+    return dir.resolve(blobName(number));
+  }
+
+  public static String blobName(long number) {
+    return String.format("%06d%s", number, BLOB_SUFFIX);
+  }
+
+  /** The blob file number a file name denotes, or -1. */
+  public static long parseBlob(String name) {
+    if (!name.endsWith(BLOB_SUFFIX)) {
+      return -1;
+    }
+    return parseNumber(name.substring(0, name.length() - BLOB_SUFFIX.length()));
   }
 
   /** The manifest number a file name denotes, or -1. */

@@ -27,12 +27,20 @@ public final class Version {
       (a, b) -> Keys.compare(a.smallestKey(), b.smallestKey());
 
   private final List<List<FileMetadata>> levels;
+  private final java.util.SortedMap<Long, BlobFileMeta> blobs;
   private final AtomicInteger refs = new AtomicInteger(1);
   private final VersionSet owner;
 
-  Version(List<List<FileMetadata>> levels, VersionSet owner) {
+  Version(List<List<FileMetadata>> levels, java.util.SortedMap<Long, BlobFileMeta> blobs,
+      VersionSet owner) {
     this.levels = levels;
+    this.blobs = blobs;
     this.owner = owner;
+  }
+
+  /** The blob files this version references, by number. */
+  public java.util.SortedMap<Long, BlobFileMeta> blobFiles() {
+    return blobs;
   }
 
   /** An empty version owned by nobody (for tools and tests; its release deletes nothing). */
@@ -50,7 +58,7 @@ public final class Version {
     for (int i = 0; i < numLevels; i++) {
       l.add(List.of());
     }
-    return new Version(List.copyOf(l), owner);
+    return new Version(List.copyOf(l), java.util.Collections.emptySortedMap(), owner);
   }
 
   public int numLevels() {
@@ -154,11 +162,34 @@ public final class Version {
         }
       }
     }
+    java.util.TreeMap<Long, BlobFileMeta> nextBlobs = new java.util.TreeMap<>(blobs);
+    for (BlobFileMeta b : edit.blobsAdded()) {
+      if (nextBlobs.put(b.number(), b) != null || present.contains(b.number())) {
+        throw new IllegalStateException("edit adds blob file " + b.number() + " twice");
+      }
+    }
+    for (VersionEdit.BlobGarbage g : edit.blobGarbage()) {
+      BlobFileMeta b = nextBlobs.get(g.number());
+      if (b == null) {
+        throw new IllegalStateException("edit counts garbage in absent blob file " + g.number());
+      }
+      BlobFileMeta more = b.plusGarbage(g.bytes(), g.count());
+      if (more.garbageBytes() > more.totalBytes()) {
+        throw new IllegalStateException("blob file " + g.number() + " would hold more garbage ("
+            + more.garbageBytes() + ") than bytes (" + more.totalBytes() + ")");
+      }
+      nextBlobs.put(g.number(), more);
+    }
+    for (long n : edit.blobsRemoved()) {
+      if (nextBlobs.remove(n) == null) {
+        throw new IllegalStateException("edit removes absent blob file " + n);
+      }
+    }
     List<List<FileMetadata>> frozen = new ArrayList<>();
     for (List<FileMetadata> l : next) {
       frozen.add(Collections.unmodifiableList(l));
     }
-    return new Version(List.copyOf(frozen), newOwner);
+    return new Version(List.copyOf(frozen), Collections.unmodifiableSortedMap(nextBlobs), newOwner);
   }
 
   private void checkLevel(int level) {

@@ -15,7 +15,29 @@ import java.util.List;
  * @param nextFileNumber the smallest file number never used, or -1 if unchanged
  */
 public record VersionEdit(List<Added> added, List<Removed> removed, long persistedAppliedIndex,
-    long nextFileNumber) {
+    long nextFileNumber, List<BlobFileMeta> blobsAdded, List<BlobGarbage> blobGarbage,
+    List<Long> blobsRemoved) {
+
+  /** Dead bytes found in a blob file (pointers the current version dropped). */
+  public record BlobGarbage(long number, long bytes, long count) {}
+
+  /** An edit of table files only. */
+  public VersionEdit(List<Added> added, List<Removed> removed, long persistedAppliedIndex,
+      long nextFileNumber) {
+    this(added, removed, persistedAppliedIndex, nextFileNumber, List.of(), List.of(), List.of());
+  }
+
+  /** This edit with blob changes added. */
+  public VersionEdit withBlobs(List<BlobFileMeta> newBlobs, List<BlobGarbage> garbage,
+      List<Long> removedBlobs) {
+    return new VersionEdit(added, removed, persistedAppliedIndex, nextFileNumber, newBlobs, garbage,
+        removedBlobs);
+  }
+
+  /** This edit with another applied index. */
+  public VersionEdit withAppliedIndex(long index, long nextFile) {
+    return new VersionEdit(added, removed, index, nextFile, blobsAdded, blobGarbage, blobsRemoved);
+  }
 
   /** A file added to a level. */
   public record Added(int level, FileMetadata file) {}
@@ -27,10 +49,16 @@ public record VersionEdit(List<Added> added, List<Removed> removed, long persist
   private static final int REMOVE = 2;
   private static final int APPLIED = 3;
   private static final int NEXT_FILE = 4;
+  private static final int BLOB_ADD = 5;
+  private static final int BLOB_GARBAGE = 6;
+  private static final int BLOB_REMOVE = 7;
 
   public VersionEdit {
     added = List.copyOf(added);
     removed = List.copyOf(removed);
+    blobsAdded = List.copyOf(blobsAdded);
+    blobGarbage = List.copyOf(blobGarbage);
+    blobsRemoved = List.copyOf(blobsRemoved);
   }
 
   public static VersionEdit of(List<Added> added, List<Removed> removed) {
@@ -52,6 +80,16 @@ public record VersionEdit(List<Added> added, List<Removed> removed, long persist
     if (nextFileNumber >= 0) {
       s.putVarint(NEXT_FILE).putVarint(nextFileNumber);
     }
+    for (BlobFileMeta b : blobsAdded) {
+      s.putVarint(BLOB_ADD).putVarint(b.number()).putVarint(b.fileSize()).putVarint(b.totalBytes())
+          .putVarint(b.totalCount()).putVarint(b.garbageBytes()).putVarint(b.garbageCount());
+    }
+    for (BlobGarbage g : blobGarbage) {
+      s.putVarint(BLOB_GARBAGE).putVarint(g.number()).putVarint(g.bytes()).putVarint(g.count());
+    }
+    for (long n : blobsRemoved) {
+      s.putVarint(BLOB_REMOVE).putVarint(n);
+    }
     return s.toByteArray();
   }
 
@@ -61,6 +99,9 @@ public record VersionEdit(List<Added> added, List<Removed> removed, long persist
     List<Removed> removed = new ArrayList<>();
     long applied = -1;
     long next = -1;
+    List<BlobFileMeta> blobs = new ArrayList<>();
+    List<BlobGarbage> garbage = new ArrayList<>();
+    List<Long> blobsGone = new ArrayList<>();
     Varints.Cursor c = new Varints.Cursor(b, 0, b.length);
     while (c.hasRemaining()) {
       int tag = Varints.readVarint32(c);
@@ -80,9 +121,15 @@ public record VersionEdit(List<Added> added, List<Removed> removed, long persist
         case REMOVE -> removed.add(new Removed(Varints.readVarint32(c), Varints.readVarint64(c)));
         case APPLIED -> applied = Varints.readVarint64(c);
         case NEXT_FILE -> next = Varints.readVarint64(c);
+        case BLOB_ADD -> blobs.add(new BlobFileMeta(Varints.readVarint64(c), Varints.readVarint64(c),
+            Varints.readVarint64(c), Varints.readVarint64(c), Varints.readVarint64(c),
+            Varints.readVarint64(c)));
+        case BLOB_GARBAGE -> garbage.add(new BlobGarbage(Varints.readVarint64(c),
+            Varints.readVarint64(c), Varints.readVarint64(c)));
+        case BLOB_REMOVE -> blobsGone.add(Varints.readVarint64(c));
         default -> throw new IllegalStateException("unknown version edit tag " + tag);
       }
     }
-    return new VersionEdit(added, removed, applied, next);
+    return new VersionEdit(added, removed, applied, next, blobs, garbage, blobsGone);
   }
 }

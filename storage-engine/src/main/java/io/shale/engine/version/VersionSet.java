@@ -30,18 +30,21 @@ public final class VersionSet implements AutoCloseable {
   private final Path dir;
   private final int numLevels;
   private final LongConsumer deleteFile;
+  private final LongConsumer deleteBlob;
   private final Map<Long, Integer> fileRefs = new HashMap<>();
   private final Map<Long, FileMetadata> liveFiles = new HashMap<>();
+  private final Map<Long, BlobFileMeta> liveBlobs = new HashMap<>();
   private volatile Version current;
   private volatile long persistedAppliedIndex;
   private long nextFileNumber;
   private RecordLog.Writer manifest;
   private long manifestBytes;
 
-  private VersionSet(Path dir, int numLevels, LongConsumer deleteFile) {
+  private VersionSet(Path dir, int numLevels, LongConsumer deleteFile, LongConsumer deleteBlob) {
     this.dir = dir;
     this.numLevels = numLevels;
     this.deleteFile = deleteFile;
+    this.deleteBlob = deleteBlob;
   }
 
   /**
@@ -49,9 +52,11 @@ public final class VersionSet implements AutoCloseable {
    * manifest holding it and delete files no version references (leftovers of a crash).
    *
    * @param deleteFile called with the number of each table file once no live version lists it
+   * @param deleteBlob the same for blob files
    */
-  public static VersionSet open(Path dir, int numLevels, LongConsumer deleteFile) throws IOException {
-    VersionSet vs = new VersionSet(dir, numLevels, deleteFile);
+  public static VersionSet open(Path dir, int numLevels, LongConsumer deleteFile,
+      LongConsumer deleteBlob) throws IOException {
+    VersionSet vs = new VersionSet(dir, numLevels, deleteFile, deleteBlob);
     vs.recover();
     return vs;
   }
@@ -95,6 +100,19 @@ public final class VersionSet implements AutoCloseable {
         }
         next = Math.max(next, f.number() + 1);
       }
+      for (BlobFileMeta b : v.blobFiles().values()) {
+        Path p = FileNames.blob(dir, b.number());
+        if (!Files.exists(p)) {
+          throw new CorruptionException(p, 0, "blob file listed in " + manifestFile.getFileName()
+              + " is missing");
+        }
+        long size = Files.size(p);
+        if (size != b.fileSize()) {
+          throw new CorruptionException(p, Math.min(size, b.fileSize()), "blob file has " + size
+              + " bytes, manifest says " + b.fileSize());
+        }
+        next = Math.max(next, b.number() + 1);
+      }
     } else if (hasTables()) {
       throw new CorruptionException(currentFile, 0, "CURRENT is missing but the directory holds tables");
     }
@@ -108,7 +126,8 @@ public final class VersionSet implements AutoCloseable {
   private boolean hasTables() throws IOException {
     try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
       for (Path p : ds) {
-        if (FileNames.parseTable(p.getFileName().toString()) >= 0) {
+        String n = p.getFileName().toString();
+        if (FileNames.parseTable(n) >= 0 || FileNames.parseBlob(n) >= 0) {
           return true;
         }
       }
@@ -148,7 +167,8 @@ public final class VersionSet implements AutoCloseable {
         added.add(new VersionEdit.Added(l, f));
       }
     }
-    return new VersionEdit(added, List.of(), applied, nextFile);
+    return new VersionEdit(added, List.of(), applied, nextFile)
+        .withBlobs(List.copyOf(v.blobFiles().values()), List.of(), List.of());
   }
 
   private void startNewManifest() throws IOException {
@@ -178,7 +198,9 @@ public final class VersionSet implements AutoCloseable {
       for (Path p : ds) {
         String name = p.getFileName().toString();
         long table = FileNames.parseTable(name);
-        boolean orphanTable = table >= 0 && !fileRefs.containsKey(table);
+        long blob = FileNames.parseBlob(name);
+        boolean orphanTable = table >= 0 && !fileRefs.containsKey(table)
+            || blob >= 0 && !fileRefs.containsKey(blob);
         boolean staleManifest = FileNames.parseManifest(name) >= 0 && !name.equals(liveManifest);
         if (orphanTable || staleManifest || name.endsWith(".tmp")) {
           Files.deleteIfExists(p);
@@ -197,6 +219,10 @@ public final class VersionSet implements AutoCloseable {
           liveFiles.put(f.number(), f);
         }
       }
+      for (BlobFileMeta b : v.blobFiles().values()) {
+        fileRefs.merge(b.number(), 1, Integer::sum);
+        liveBlobs.put(b.number(), b);
+      }
     }
     Version old = current;
     current = v;
@@ -208,7 +234,16 @@ public final class VersionSet implements AutoCloseable {
   /** Called by a version whose last reference went: its files lose one reference each. */
   void versionDied(Version v) {
     List<Long> dead = new ArrayList<>();
+    List<Long> deadBlobs = new ArrayList<>();
     synchronized (this) {
+      for (BlobFileMeta b : v.blobFiles().values()) {
+        int r = fileRefs.merge(b.number(), -1, Integer::sum);
+        if (r == 0) {
+          fileRefs.remove(b.number());
+          liveBlobs.remove(b.number());
+          deadBlobs.add(b.number());
+        }
+      }
       for (int l = 0; l < v.numLevels(); l++) {
         for (FileMetadata f : v.files(l)) {
           int r = fileRefs.merge(f.number(), -1, Integer::sum);
@@ -222,6 +257,9 @@ public final class VersionSet implements AutoCloseable {
     }
     for (long n : dead) {
       deleteFile.accept(n);
+    }
+    for (long n : deadBlobs) {
+      deleteBlob.accept(n);
     }
   }
 
@@ -255,7 +293,7 @@ public final class VersionSet implements AutoCloseable {
   public synchronized void logAndApply(VersionEdit edit) throws IOException {
     Version next = current.apply(edit, this);
     long applied = Math.max(persistedAppliedIndex, edit.persistedAppliedIndex());
-    VersionEdit recorded = new VersionEdit(edit.added(), edit.removed(), applied, nextFileNumber);
+    VersionEdit recorded = edit.withAppliedIndex(applied, nextFileNumber);
     byte[] rec = recorded.encode();
     manifest.append(rec);
     manifestBytes += rec.length;
@@ -285,6 +323,11 @@ public final class VersionSet implements AutoCloseable {
         sum += f.size();
       }
     }
+    for (BlobFileMeta b : liveBlobs.values()) {
+      if (!v.blobFiles().containsKey(b.number())) {
+        sum += b.fileSize();
+      }
+    }
     return sum;
   }
 
@@ -309,6 +352,11 @@ public final class VersionSet implements AutoCloseable {
    * files of the version it describes. For the verifier.
    */
   public static List<FileMetadata> readLiveFiles(Path dir, int numLevels) throws IOException {
+    return readVersion(dir, numLevels).allFiles();
+  }
+
+  /** Like {@link #readLiveFiles}, the whole version (tables and blob files). */
+  public static Version readVersion(Path dir, int numLevels) throws IOException {
     Path currentFile = dir.resolve(FileNames.CURRENT);
     Path manifestFile = dir.resolve(readCurrent(currentFile));
     if (!Files.exists(manifestFile)) {
@@ -324,7 +372,7 @@ public final class VersionSet implements AutoCloseable {
             + e.getMessage());
       }
     }
-    return v.allFiles();
+    return v;
   }
 
   @Override

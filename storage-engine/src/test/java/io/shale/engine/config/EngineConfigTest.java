@@ -38,9 +38,9 @@ class EngineConfigTest {
     EngineOptions o = EngineConfig.parse("""
         [lsm]
         memtable_size = "32MiB"
-        max_immutable_memtables = 3
         block_cache_size = "1.5GiB"
         max_open_files = 5000
+        mmap_reads = false
         block_size = "16KiB"
         block_restart_interval = 32
         compression = "none"
@@ -61,6 +61,27 @@ class EngineConfigTest {
         tombstone_weight = 2.5
         age_weight = 1
         age_cap_days = 7.5
+
+        [lsm.compaction.budget]
+        rate = "16MiB"
+        windows = [ { start = "08:00", end = "20:00", rate = "32MiB" },
+                    { start = "22:00", end = "02:00", rate = "unlimited" } ]
+
+        [lsm.blob]
+        enabled = false
+        min_value_size_bytes = 4096
+        gc_threshold_ratio = 0.25
+        file_size = "64MiB"
+        scan_readahead_size = "1MiB"
+
+        [lsm.write_pressure]
+        enabled = false
+        level0_slowdown_writes_trigger = 10
+        level0_stop_writes_trigger = 12
+        soft_pending_compaction_bytes_limit = "1GiB"
+        hard_pending_compaction_bytes_limit = "2GiB"
+        max_immutable_memtables = 3
+        max_delay = "250ms"
         """);
 
     assertThat(o.memtableSizeBytes()).isEqualTo(32L << 20);
@@ -86,6 +107,28 @@ class EngineConfigTest {
     assertThat(c.score().tombstoneWeight()).isEqualTo(2.5);
     assertThat(c.score().ageWeight()).isEqualTo(1.0);
     assertThat(c.score().ageCapDays()).isEqualTo(7.5);
+    assertThat(o.mmapReads()).isFalse();
+
+    assertThat(o.budget().bytesPerSecond()).isEqualTo(16L << 20);
+    assertThat(o.budget().windows()).hasSize(2);
+    assertThat(o.budget().limitAt(java.time.LocalTime.of(9, 30))).isEqualTo(32L << 20);
+    assertThat(o.budget().limitAt(java.time.LocalTime.of(23, 0))).isZero();
+    assertThat(o.budget().limitAt(java.time.LocalTime.of(1, 0))).isZero();
+    assertThat(o.budget().limitAt(java.time.LocalTime.of(21, 0))).isEqualTo(16L << 20);
+
+    assertThat(o.blob().enabled()).isFalse();
+    assertThat(o.blob().minValueSizeBytes()).isEqualTo(4096);
+    assertThat(o.blob().gcThresholdRatio()).isEqualTo(0.25);
+    assertThat(o.blob().fileSizeBytes()).isEqualTo(64L << 20);
+    assertThat(o.blob().scanReadaheadBytes()).isEqualTo(1 << 20);
+
+    var w = o.writePressure();
+    assertThat(w.enabled()).isFalse();
+    assertThat(w.level0SlowdownWritesTrigger()).isEqualTo(10);
+    assertThat(w.level0StopWritesTrigger()).isEqualTo(12);
+    assertThat(w.softPendingCompactionBytesLimit()).isEqualTo(1L << 30);
+    assertThat(w.hardPendingCompactionBytesLimit()).isEqualTo(2L << 30);
+    assertThat(w.maxDelay()).isEqualTo(java.time.Duration.ofMillis(250));
   }
 
   @Test
@@ -192,25 +235,38 @@ class EngineConfigTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"blob", "write_pressure"})
-  void tablesThatDoNotExistYetAreRejected(String table) {
+  @ValueSource(strings = {"blobs", "pressure"})
+  void unknownTablesAreRejectedListingTheKnownOnes(String table) {
     assertThatThrownBy(() -> EngineConfig.parse("[lsm." + table + "]\nenabled = true\n"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("unknown configuration table [lsm." + table + "]"
-            + " (known tables in [lsm]: [lsm.bloom], [lsm.compaction])");
+            + " (known tables in [lsm]: [lsm.bloom], [lsm.compaction], [lsm.blob],"
+            + " [lsm.write_pressure])");
   }
 
   @Test
-  void compactionHasNoSubTablesYet() {
-    assertThatThrownBy(() -> EngineConfig.parse("[lsm.compaction.budget]\nrate = \"100MiB\"\n"))
-        .hasMessage("unknown configuration table [lsm.compaction.budget]"
-            + " (known tables in [lsm.compaction]: none)");
+  void compactionHasOnlyTheBudgetSubTable() {
+    assertThatThrownBy(() -> EngineConfig.parse("[lsm.compaction.limits]\nrate = \"100MiB\"\n"))
+        .hasMessage("unknown configuration table [lsm.compaction.limits]"
+            + " (known tables in [lsm.compaction]: [lsm.compaction.budget])");
+  }
+
+  @Test
+  void budgetWindowsAreChecked() {
+    assertThatThrownBy(() -> EngineConfig.parse(
+        "[lsm.compaction.budget]\nwindows = [{start = \"8am\", end = \"20:00\", rate = 1}]\n"))
+        .hasMessageContaining("lsm.compaction.budget.windows[0].start");
+    assertThatThrownBy(() -> EngineConfig.parse(
+        "[lsm.compaction.budget]\nwindows = [{start = \"08:00\", end = \"20:00\", speed = 1}]\n"))
+        .hasMessageContaining("unknown configuration key lsm.compaction.budget.windows[0].speed");
+    assertThatThrownBy(() -> EngineConfig.parse("[lsm.write_pressure]\nmax_delay = \"soon\"\n"))
+        .hasMessageContaining("lsm.write_pressure.max_delay");
   }
 
   @Test
   void emptyUnknownTableIsStillRejected() {
-    assertThatThrownBy(() -> EngineConfig.parse("[lsm.blob]\n"))
-        .hasMessageStartingWith("unknown configuration table [lsm.blob] ");
+    assertThatThrownBy(() -> EngineConfig.parse("[lsm.blobs]\n"))
+        .hasMessageStartingWith("unknown configuration table [lsm.blobs] ");
   }
 
   @ParameterizedTest
@@ -218,7 +274,7 @@ class EngineConfigTest {
       lsm.bloom.level_0 = "sixteen"            | an integer, got string "sixteen"
       lsm.max_open_files = 1.5                 | an integer, got float 1.5
       lsm.compaction.threads = true            | an integer, got boolean true
-      lsm.max_immutable_memtables = [2]        | an integer, got an array
+      lsm.write_pressure.max_immutable_memtables = [2] | an integer, got an array
       lsm.compaction.tombstone_weight = "3"    | a number, got string "3"
       lsm.compaction.age_cap_days = 1979-05-27 | a number, got date/time 1979-05-27
       lsm.compression = "zstd"                 | one of "none", "lz4", got string "zstd"
@@ -265,7 +321,10 @@ class EngineConfigTest {
       "lsm.block_size = \"128B\"",
       "lsm.block_size = \"3GiB\"",
       "lsm.block_restart_interval = 0",
-      "lsm.max_immutable_memtables = 65",
+      "lsm.write_pressure.max_immutable_memtables = 65",
+      "lsm.write_pressure.level0_stop_writes_trigger = 10",
+      "lsm.blob.gc_threshold_ratio = 0",
+      "lsm.blob.min_value_size_bytes = 0",
       "lsm.max_open_files = 15",
   })
   void outOfRangeValuesAreRejectedNamingTheKey(String assignment) {
@@ -280,7 +339,7 @@ class EngineConfigTest {
   @CsvSource({
       // 2^32 + 16 would wrap to 16, a valid value, if it were truncated to an int.
       "max_open_files, 4294967312",
-      "max_immutable_memtables, 4294967298",
+      "block_restart_interval, 4294967298",
       "max_open_files, -4294967296",
   })
   void integersBeyondIntRangeAreRejectedNotTruncated(String key, long value) {
@@ -353,12 +412,20 @@ class EngineConfigTest {
 
     List<String> keys = new ArrayList<>(example.dottedKeySet());
     assertThat(keys).containsExactlyInAnyOrder(
-        "lsm.memtable_size", "lsm.max_immutable_memtables", "lsm.block_cache_size",
+        "lsm.memtable_size", "lsm.block_cache_size",
         "lsm.max_open_files", "lsm.mmap_reads", "lsm.block_size", "lsm.block_restart_interval", "lsm.compression",
         "lsm.bloom.level_0", "lsm.bloom.level_1", "lsm.bloom.level_2", "lsm.bloom.default",
         "lsm.compaction.level0_file_num_compaction_trigger", "lsm.compaction.level_multiplier",
         "lsm.compaction.max_bytes_for_level_base", "lsm.compaction.target_file_size_base",
         "lsm.compaction.num_levels", "lsm.compaction.threads", "lsm.compaction.tombstone_weight",
-        "lsm.compaction.age_weight", "lsm.compaction.age_cap_days");
+        "lsm.compaction.age_weight", "lsm.compaction.age_cap_days",
+        "lsm.compaction.budget.rate", "lsm.compaction.budget.windows",
+        "lsm.blob.enabled", "lsm.blob.min_value_size_bytes", "lsm.blob.gc_threshold_ratio",
+        "lsm.blob.file_size", "lsm.blob.scan_readahead_size",
+        "lsm.write_pressure.enabled", "lsm.write_pressure.level0_slowdown_writes_trigger",
+        "lsm.write_pressure.level0_stop_writes_trigger",
+        "lsm.write_pressure.soft_pending_compaction_bytes_limit",
+        "lsm.write_pressure.hard_pending_compaction_bytes_limit",
+        "lsm.write_pressure.max_immutable_memtables", "lsm.write_pressure.max_delay");
   }
 }

@@ -1,0 +1,44 @@
+package io.shale.engine.blob;
+
+/**
+ * {@code [lsm.blob]}, with the seed's values as defaults.
+ *
+ * @param enabled separate large values at flush (true: the seed's "one knob to turn first")
+ * @param minValueSizeBytes values at least this long go to blob files (8192: below it, a pointer
+ *     and an extra read cost more than moving the value with its key)
+ * @param gcThresholdRatio a blob file whose dead bytes reach this fraction of its bytes is
+ *     rewritten (0.5: space amplification from dead values stays under about 2x)
+ * @param fileSizeBytes a flush or GC starts a new blob file past this size (256 MiB)
+ * @param scanReadaheadBytes scans read blob files in chunks of this size (256 KiB), so a scan
+ *     over values written together costs a few large reads instead of one read per value
+ */
+public record BlobOptions(boolean enabled, int minValueSizeBytes, double gcThresholdRatio,
+    long fileSizeBytes, int scanReadaheadBytes) {
+
+  public static final BlobOptions DEFAULT = new BlobOptions(true, 8192, 0.5, 256L << 20, 256 << 10);
+
+  public BlobOptions {
+    if (minValueSizeBytes < 1 || minValueSizeBytes > (64 << 20)) {
+      throw new IllegalArgumentException("lsm.blob.min_value_size_bytes must be in [1, 67108864], got "
+          + minValueSizeBytes);
+    }
+    if (!(gcThresholdRatio > 0 && gcThresholdRatio <= 1)) {
+      throw new IllegalArgumentException("lsm.blob.gc_threshold_ratio must be in (0, 1], got "
+          + gcThresholdRatio);
+    }
+    if (fileSizeBytes < (64 << 10) || fileSizeBytes > (1L << 40)) {
+      throw new IllegalArgumentException("lsm.blob.file_size must be in [64KiB, 1TiB], got "
+          + fileSizeBytes);
+    }
+    if (scanReadaheadBytes < 0 || scanReadaheadBytes > (64 << 20)) {
+      throw new IllegalArgumentException("lsm.blob.scan_readahead_size must be in [0, 64MiB], got "
+          + scanReadaheadBytes);
+    }
+  }
+
+  /** Blob separation off (the seed's "before"). */
+  public static BlobOptions disabled() {
+    return new BlobOptions(false, DEFAULT.minValueSizeBytes, DEFAULT.gcThresholdRatio,
+        DEFAULT.fileSizeBytes, DEFAULT.scanReadaheadBytes);
+  }
+}
