@@ -97,6 +97,8 @@ public final class Engine implements ReadView, AutoCloseable {
   private final Set<Long> busyFiles = new HashSet<>();
   private final List<Compaction> running = new ArrayList<>();
   private boolean manualCompaction;
+  private boolean compactionsPaused;
+  private volatile boolean flushesPaused;
 
   private volatile Throwable backgroundError;
   private volatile boolean closing;
@@ -341,6 +343,14 @@ public final class Engine implements ReadView, AutoCloseable {
   private void flushOldest() {
     Memtable m;
     synchronized (writeLock) {
+      while (flushesPaused && !closing) {
+        try {
+          writeLock.wait(50);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
       m = immutables.peekFirst();
     }
     if (m == null || backgroundError != null) {
@@ -624,7 +634,7 @@ public final class Engine implements ReadView, AutoCloseable {
 
   private void maybeScheduleCompaction() {
     synchronized (compactionLock) {
-      while (!closing && !manualCompaction && backgroundError == null
+      while (!closing && !manualCompaction && !compactionsPaused && backgroundError == null
           && running.size() < options.compaction().threads()) {
         Version v = versions.acquireCurrent();
         long now = System.currentTimeMillis();
@@ -889,6 +899,36 @@ public final class Engine implements ReadView, AutoCloseable {
     }
   }
 
+  /**
+   * Start no new compaction or blob GC until {@link #resumeCompactions()} (running ones finish).
+   * For operators who need the disk for something else for a while, and for tests that build up
+   * level 0 on purpose. Write pressure still applies: level 0 grows towards its stop trigger.
+   */
+  public void pauseCompactions() {
+    synchronized (compactionLock) {
+      compactionsPaused = true;
+    }
+  }
+
+  public void resumeCompactions() {
+    synchronized (compactionLock) {
+      compactionsPaused = false;
+    }
+    maybeScheduleCompaction();
+  }
+
+  /** Hold flushes (tests of memtable pressure); sealed memtables queue up meanwhile. */
+  void pauseFlushes() {
+    flushesPaused = true;
+  }
+
+  void resumeFlushes() {
+    flushesPaused = false;
+    synchronized (writeLock) {
+      writeLock.notifyAll();
+    }
+  }
+
   /** Compact the whole key space. */
   public void compactRange() {
     compactRange(null, null);
@@ -909,8 +949,10 @@ public final class Engine implements ReadView, AutoCloseable {
       synchronized (compactionLock) {
         if (running.isEmpty() && !manualCompaction) {
           Version v = versions.current();
-          if (backgroundError != null || closing
-              || picker.pick(v, busyFiles, running, System.currentTimeMillis()) == null) {
+          boolean gcDue = options.blob().enabled()
+              && BlobGcJob.pick(v, options.blob().gcThresholdRatio(), busyFiles) != null;
+          if (backgroundError != null || closing || compactionsPaused
+              || (!gcDue && picker.pick(v, busyFiles, running, System.currentTimeMillis()) == null)) {
             return;
           }
         }

@@ -16,9 +16,9 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Checks every checksum of an engine directory without modifying it: CURRENT, the manifest, and
+ * Checks every checksum of an engine directory without modifying it: CURRENT, the manifest,
  * every block of every table the manifest lists (plus the table's properties against the
- * manifest's copy). Safe to run on a directory no engine has open; run from the command line as
+ * manifest's copy), and every record of every blob file it lists. Safe to run on a directory no engine has open; run from the command line as
  * {@code java -cp storage-engine.jar io.shale.engine.Verifier DIR}.
  */
 public final class Verifier {
@@ -32,8 +32,10 @@ public final class Verifier {
     List<String> problems = new ArrayList<>();
     List<String> unreferenced = new ArrayList<>();
     List<FileMetadata> live;
+    io.shale.engine.version.Version version;
     try {
-      live = VersionSet.readLiveFiles(dir, 64);
+      version = VersionSet.readVersion(dir, 64);
+      live = version.allFiles();
     } catch (CorruptionException e) {
       problems.add(e.getMessage());
       return new Report(problems, 0, 0, 0, unreferenced);
@@ -74,11 +76,37 @@ public final class Verifier {
         }
       }
     }
+    for (io.shale.engine.version.BlobFileMeta b : version.blobFiles().values()) {
+      listed.add(b.number());
+      Path p = FileNames.blob(dir, b.number());
+      if (!Files.exists(p)) {
+        problems.add(p + ": listed in the manifest but missing");
+        continue;
+      }
+      long size = Files.size(p);
+      if (size != b.fileSize()) {
+        problems.add(p + ": " + size + " bytes, the manifest says " + b.fileSize());
+        continue;
+      }
+      try (io.shale.engine.blob.BlobFileReader r = io.shale.engine.blob.BlobFileReader.open(p,
+          b.number())) {
+        long[] count = new long[1];
+        r.forEachRecord(rec -> count[0]++);
+        if (count[0] != b.totalCount()) {
+          problems.add(p + ": " + count[0] + " records, the manifest says " + b.totalCount());
+        }
+        blocks += count[0];
+        bytes += size;
+      } catch (CorruptionException e) {
+        problems.add(e.getMessage());
+      }
+    }
     try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
       for (Path p : ds) {
-        long n = FileNames.parseTable(p.getFileName().toString());
+        String name = p.getFileName().toString();
+        long n = Math.max(FileNames.parseTable(name), FileNames.parseBlob(name));
         if (n >= 0 && !listed.contains(n)) {
-          unreferenced.add(p.getFileName().toString());
+          unreferenced.add(name);
         }
       }
     }
@@ -91,7 +119,7 @@ public final class Verifier {
       System.exit(2);
     }
     Report r = verify(Path.of(args[0]));
-    System.out.printf("checked %d tables, %d data blocks, %d bytes%n", r.tables(), r.blocks(),
+    System.out.printf("checked %d tables, %d data blocks and blob records, %d bytes%n", r.tables(), r.blocks(),
         r.bytes());
     if (!r.unreferencedTables().isEmpty()) {
       System.out.println("not in the manifest (left by a crash; removed at the next open): "

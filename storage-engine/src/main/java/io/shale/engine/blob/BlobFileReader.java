@@ -118,38 +118,51 @@ public final class BlobFileReader implements AutoCloseable {
   /** A record as stored: its key, and where its value is. */
   public record Record(byte[] key, BlobPointer pointer) {}
 
-  /** Visit every record, checking each record checksum. For GC and the verifier. */
+  /** Visit every record, checking each record checksum. For the verifier and tests. */
   public void forEachRecord(java.util.function.Consumer<Record> visitor) throws IOException {
-    long pos = BlobFormat.HEADER_SIZE;
     long end = dataEnd();
-    byte[] head = new byte[20];
+    java.io.InputStream in = new java.io.BufferedInputStream(
+        java.nio.channels.Channels.newInputStream(channel.position(BlobFormat.HEADER_SIZE)), 1 << 20);
+    long pos = BlobFormat.HEADER_SIZE;
     long seen = 0;
+    java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
     while (pos < end) {
-      int n = (int) Math.min(head.length, end - pos);
-      DurableFiles.readFully(channel, ByteBuffer.wrap(head, 0, n), pos, file);
-      Varints.Cursor c = new Varints.Cursor(head, 0, n);
-      int keyLen;
-      int valueLen;
-      try {
-        keyLen = Varints.readVarint32(c);
-        valueLen = Varints.readVarint32(c);
-      } catch (IllegalStateException e) {
-        throw new CorruptionException(file, pos, "undecodable blob record header");
+      crc.reset();
+      long[] header = new long[2];
+      int headerLen = 0;
+      for (int i = 0; i < 2; i++) {
+        long v = 0;
+        for (int shift = 0; ; shift += 7) {
+          int b = in.read();
+          headerLen++;
+          if (b < 0 || shift > 28) {
+            throw new CorruptionException(file, pos, "undecodable blob record header");
+          }
+          crc.update(b);
+          v |= (long) (b & 0x7f) << shift;
+          if ((b & 0x80) == 0) {
+            break;
+          }
+        }
+        header[i] = v;
       }
-      long recordLen = (long) c.pos + keyLen + valueLen + 4;
-      if (pos + recordLen > end) {
+      long recordLen = headerLen + header[0] + header[1] + 4;
+      if (header[0] > Integer.MAX_VALUE || header[1] > Integer.MAX_VALUE || pos + recordLen > end) {
         throw new CorruptionException(file, pos, "blob record overruns the file");
       }
-      byte[] rec = new byte[(int) recordLen];
-      DurableFiles.readFully(channel, ByteBuffer.wrap(rec), pos, file);
-      int stored = Varints.readFixed32(rec, rec.length - 4);
-      if (Checksums.crc32c(rec, 0, rec.length - 4) != stored) {
+      byte[] key = in.readNBytes((int) header[0]);
+      byte[] value = in.readNBytes((int) header[1]);
+      byte[] stored = in.readNBytes(4);
+      if (stored.length < 4) {
+        throw new CorruptionException(file, pos, "blob record truncated");
+      }
+      crc.update(key);
+      crc.update(value);
+      if ((int) crc.getValue() != Varints.readFixed32(stored, 0)) {
         throw new CorruptionException(file, pos, "blob record checksum mismatch");
       }
-      byte[] key = java.util.Arrays.copyOfRange(rec, c.pos, c.pos + keyLen);
-      int valueAt = c.pos + keyLen;
-      visitor.accept(new Record(key, new BlobPointer(number, pos + valueAt, valueLen,
-          Checksums.crc32c(rec, valueAt, valueLen))));
+      visitor.accept(new Record(key, new BlobPointer(number, pos + headerLen + header[0],
+          (int) header[1], Checksums.crc32c(value, 0, value.length))));
       pos += recordLen;
       seen++;
     }
