@@ -740,7 +740,7 @@ public final class Engine implements ReadView, AutoCloseable {
         options.table(), out, options.bloom().bitsPerKey(out),
         options.compaction().targetFileSizeBytes(), ioBudget::acquire);
     CompactionJob.Outcome o = new CompactionJob(c, v, tableCache, output, () -> closing,
-        ioBudget::acquire).run();
+        n -> { }).run();
     if (!o.trivialMove()) {
       DurableFiles.syncDirectory(dir);
     }

@@ -167,7 +167,7 @@ public final class BlobGcJob {
       for (FileMetadata f : group) {
         TableReader r = tables.acquire(f.number());
         readers.add(r);
-        its.add(r.iterator(Direction.FORWARD, false, ioCharge));
+        its.add(r.iterator(Direction.FORWARD, false));
       }
       try (MergingIterator merged = new MergingIterator(its, Direction.FORWARD)) {
         return out.write(merged, k -> false, relocation, stop);

@@ -14,8 +14,8 @@ import java.util.function.LongSupplier;
 
 /**
  * In blob GC, copies every value still referenced from the collected blob file into a new blob
- * file and returns the new pointer; pointers into other files pass unchanged. The values read
- * and written are charged to the I/O budget. Not thread-safe (one GC job).
+ * file and returns the new pointer; pointers into other files pass unchanged. The bytes written
+ * are charged to the I/O budget. Not thread-safe (one GC job).
  */
 public final class BlobRelocation implements TableOutput.ValueRewriter {
   private final long collected;
@@ -45,7 +45,6 @@ public final class BlobRelocation implements TableOutput.ValueRewriter {
       return null;
     }
     byte[] v = blobs.read(p);
-    ioCharge.accept(v.length);
     if (target == null) {
       long n = newFileNumber.getAsLong();
       target = new BlobFileWriter(pathOf.apply(n), n, ioCharge);

@@ -5,9 +5,14 @@ import java.time.LocalTime;
 import java.util.function.DoubleSupplier;
 
 /**
- * A token bucket over background I/O bytes. Compaction and blob GC call {@link #acquire} for the
- * bytes they read and write and are slowed to the configured rate; flushes call {@link #record}
- * (counted, never held back: a starved flush is how writes reach a memtable stop).
+ * A token bucket over the bytes background work writes. Compaction and blob GC call {@link
+ * #acquire} for every chunk they write and are slowed to the configured rate; flushes call
+ * {@link #record} (counted, never held back: a starved flush is how writes reach a memtable stop).
+ *
+ * <p>Why writes only: compaction reads about what it writes, mostly from the page cache, and
+ * paces its reads by its writes; metering writes makes the configured rate the rate the device
+ * sees written, which is what the seed's team wanted to cap in business hours (RocksDB's rate
+ * limiter makes the same default choice).
  *
  * <p>Relaxation: with {@code p} the state's fraction of the way to a slowdown threshold (the
  * larger of level-0 files / {@code level0_slowdown_writes_trigger} and pending compaction bytes /

@@ -4,8 +4,8 @@ import java.time.LocalTime;
 import java.util.List;
 
 /**
- * {@code [lsm.compaction.budget]}: how many bytes per second background work (compaction reads
- * and writes, blob GC) may move. Default: unlimited.
+ * {@code [lsm.compaction.budget]}: how many bytes per second background work (compaction and blob
+ * GC) may write; flushes count against it but are never held back. Default: unlimited.
  *
  * @param bytesPerSecond the limit outside every window; 0 means unlimited
  * @param windows time-of-day windows with their own limit (for example business hours at
