@@ -51,8 +51,9 @@ public final class BlobGcJob {
       long relocatedBytes) {}
 
   /**
-   * The blob file most worth collecting: the highest garbage ratio at or above the threshold whose
-   * referencing tables are all free; null if none.
+   * The next blob file to collect: the oldest (lowest number) at or above the threshold whose
+   * referencing tables are all free; null if none. Oldest first, not most garbage first, so that a
+   * file just over the threshold cannot be overtaken forever by files that keep filling up.
    */
   public static Plan pick(Version v, double threshold, Set<Long> busyFiles) {
     List<BlobFileMeta> due = new ArrayList<>();
@@ -61,7 +62,7 @@ public final class BlobGcJob {
         due.add(b);
       }
     }
-    due.sort(Comparator.comparingDouble(BlobFileMeta::garbageRatio).reversed());
+    due.sort(Comparator.comparingLong(BlobFileMeta::number));
     for (BlobFileMeta b : due) {
       TreeMap<Integer, List<FileMetadata>> tables = new TreeMap<>();
       boolean free = true;
