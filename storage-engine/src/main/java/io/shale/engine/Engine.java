@@ -929,6 +929,11 @@ public final class Engine implements ReadView, AutoCloseable {
     }
   }
 
+  /** Bytes flushes, compactions and blob GC have written so far, counted as they are written. */
+  public long backgroundBytesWritten() {
+    return ioBudget.totalBytes();
+  }
+
   /** Compact the whole key space. */
   public void compactRange() {
     compactRange(null, null);

@@ -84,13 +84,17 @@ public final class IoBudget {
     }
   }
 
-  /** Count bytes that must not wait (flushes): they use up budget but are never held back. */
+  /**
+   * Count bytes that must not wait (flushes): they use up budget but are never held back. The
+   * debt they can leave is capped at one second of budget, so a burst of flushes slows
+   * compaction for at most a second instead of stalling it for as long as the burst lasted.
+   */
   public synchronized void record(long bytes) {
     totalBytes += bytes;
     long limit = currentLimit();
     if (limit > 0) {
       refill(limit);
-      tokens -= bytes;
+      tokens = Math.max(tokens - bytes, -limit);
     }
   }
 
