@@ -44,6 +44,7 @@ class ModelBasedEngineTest {
     int checkpoints = 0;
     long flushes = 0;
     long compactions = 0;
+    long gcRuns = 0;
     try {
       for (int step = 0; step < STEPS; step++) {
         String where = "seed " + seed + " step " + step;
@@ -105,6 +106,7 @@ class ModelBasedEngineTest {
           snapshots.clear();
           flushes += engine.stats().flushes();
           compactions += engine.stats().compactions();
+          gcRuns += engine.stats().blobGcRuns();
           engine.close();
           engine = Engine.open(dir, options);
           assertThat(engine.persistedAppliedIndex()).as(where + " reopen").isEqualTo(index);
@@ -124,6 +126,9 @@ class ModelBasedEngineTest {
       EngineStats stats = engine.stats();
       assertThat(flushes + stats.flushes()).as("flushes").isGreaterThan(10);
       assertThat(compactions + stats.compactions()).as("compactions").isGreaterThan(5);
+      assertThat(gcRuns + stats.blobGcRuns()).as("blob GC runs").isGreaterThan(0);
+      engine.awaitCompactions(); // the verifier reads files that background work replaces
+      assertThat(Verifier.verify(dir).problems()).isEmpty();
     } finally {
       for (SnapshotUnderTest s : snapshots) {
         s.snapshot().close();
@@ -139,8 +144,14 @@ class ModelBasedEngineTest {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
+  /**
+   * Long-tailed sizes: 80% under 120 B, 15% 200 B to 3 KiB, 4% 8 to 32 KiB, 1% 32 to 64 KiB (the
+   * tiny options separate values of 1 KiB and more into blob files).
+   */
   private static byte[] value(Random rnd) {
-    int len = rnd.nextInt(20) == 0 ? rnd.nextInt(3000) : rnd.nextInt(120);
+    int r = rnd.nextInt(100);
+    int len = r < 80 ? rnd.nextInt(120) : r < 95 ? 200 + rnd.nextInt(2800)
+        : r < 99 ? (8 << 10) + rnd.nextInt(24 << 10) : (32 << 10) + rnd.nextInt(32 << 10);
     byte[] v = new byte[len];
     rnd.nextBytes(v);
     if (rnd.nextBoolean()) {
