@@ -290,16 +290,18 @@ public final class Engine implements ReadView, AutoCloseable {
     writeController.removeListener(listener);
   }
 
-  /** Recompute write pressure from the current state. */
+  /**
+   * Recompute write pressure from the current state. Under writeLock, so that two updaters
+   * (the writer sealing a memtable, a background thread installing a version) cannot store their
+   * results out of order: the last stored pressure is always computed from the latest state.
+   */
   private void updatePressure() {
-    Version v = versions.current();
-    long pending = PendingCompactionBytes.estimate(v, options.compaction());
-    pendingCompactionBytes = pending;
-    int imm;
     synchronized (writeLock) {
-      imm = immutables.size();
+      Version v = versions.current();
+      long pending = PendingCompactionBytes.estimate(v, options.compaction());
+      pendingCompactionBytes = pending;
+      writeController.update(v.files(0).size(), pending, immutables.size());
     }
-    writeController.update(v.files(0).size(), pending, imm);
   }
 
   /** How far the state is towards a slowdown threshold, for the I/O budget's relaxation. */
@@ -326,8 +328,7 @@ public final class Engine implements ReadView, AutoCloseable {
     immutables.addLast(mutable);
     mutable = new Memtable(nextMemtableId++);
     installReadState();
-    writeController.update(versions.current().files(0).size(), pendingCompactionBytes,
-        immutables.size());
+    updatePressure();
     flushExecutor.execute(this::flushOldest);
   }
 
@@ -395,9 +396,9 @@ public final class Engine implements ReadView, AutoCloseable {
       synchronized (writeLock) {
         immutables.removeFirst();
         installReadState();
+        updatePressure(); // before waking flush(): its caller sees the pressure of the new state
         writeLock.notifyAll();
       }
-      updatePressure();
       logFlush(m, added, blobs, System.nanoTime() - started);
       maybeScheduleCompaction();
     } catch (IOException | RuntimeException e) {
