@@ -5,7 +5,6 @@ import io.shale.engine.io.Checksums;
 import io.shale.engine.io.DurableFiles;
 import io.shale.engine.io.Varints;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,10 +22,8 @@ public final class BlobFileWriter {
   private final Path file;
   private final long number;
   private final FileChannel channel;
-  private final ByteBuffer out = ByteBuffer.allocate(WRITE_BUFFER);
+  private final io.shale.engine.io.BufferedAppender out;
   private final ByteSink header = new ByteSink(16);
-  private final LongConsumer ioCharge;
-  private long offset;
   private long records;
   private long valueBytes;
 
@@ -34,13 +31,13 @@ public final class BlobFileWriter {
   public BlobFileWriter(Path file, long number, LongConsumer ioCharge) throws IOException {
     this.file = file;
     this.number = number;
-    this.ioCharge = ioCharge;
     this.channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    this.out = new io.shale.engine.io.BufferedAppender(channel, WRITE_BUFFER, ioCharge);
     byte[] h = new byte[BlobFormat.HEADER_SIZE];
     Varints.writeFixed64(h, 0, BlobFormat.MAGIC);
     Varints.writeFixed32(h, 8, BlobFormat.VERSION);
     Varints.writeFixed32(h, 12, Checksums.crc32c(h, 0, 12));
-    write(h, 0, h.length);
+    out.write(h, 0, h.length);
   }
 
   public long number() {
@@ -58,12 +55,12 @@ public final class BlobFileWriter {
     java.util.zip.CRC32C recordCrc = new java.util.zip.CRC32C();
     recordCrc.update(header.array(), 0, header.size());
     recordCrc.update(value, 0, value.length);
-    write(header.array(), 0, header.size());
-    long valueOffset = offset + out.position();
-    write(value, 0, value.length);
+    out.write(header.array(), 0, header.size());
+    long valueOffset = out.position();
+    out.write(value, 0, value.length);
     byte[] crc = new byte[4];
     Varints.writeFixed32(crc, 0, (int) recordCrc.getValue());
-    write(crc, 0, 4);
+    out.write(crc, 0, 4);
     records++;
     valueBytes += value.length;
     return new BlobPointer(number, valueOffset, value.length,
@@ -80,28 +77,7 @@ public final class BlobFileWriter {
 
   /** Bytes written so far, including what is buffered. */
   public long size() {
-    return offset + out.position();
-  }
-
-  private void write(byte[] b, int off, int len) throws IOException {
-    while (len > 0) {
-      int n = Math.min(len, out.remaining());
-      out.put(b, off, n);
-      off += n;
-      len -= n;
-      if (!out.hasRemaining()) {
-        drain();
-      }
-    }
-  }
-
-  private void drain() throws IOException {
-    out.flip();
-    int n = out.remaining();
-    offset += n;
-    DurableFiles.writeFully(channel, out);
-    out.clear();
-    ioCharge.accept(n);
+    return out.position();
   }
 
   /** Write the footer, fsync and close. Returns the file's size. */
@@ -112,11 +88,11 @@ public final class BlobFileWriter {
       Varints.writeFixed64(f, 8, valueBytes);
       Varints.writeFixed32(f, 16, Checksums.crc32c(f, 0, 16));
       Varints.writeFixed64(f, 20, BlobFormat.MAGIC);
-      write(f, 0, f.length);
-      drain();
+      out.write(f, 0, f.length);
+      out.flush();
       channel.force(true);
       channel.close();
-      return offset;
+      return out.position();
     } catch (IOException | RuntimeException e) {
       abandon();
       throw e;

@@ -8,7 +8,6 @@ import io.shale.engine.io.DurableFiles;
 import io.shale.engine.key.Keys;
 import io.shale.engine.key.ValueKind;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,10 +31,9 @@ public final class TableBuilder {
   private final BlockBuilder data;
   private final BlockBuilder index = new BlockBuilder(1);
   private final ByteSink compressed = new ByteSink(8192);
-  private final ByteBuffer out = ByteBuffer.allocate(WRITE_BUFFER);
+  private final io.shale.engine.io.BufferedAppender out;
   private final byte[] trailerBuf = new byte[BlockHandle.TRAILER_SIZE];
   private final ByteSink handleBuf = new ByteSink(20);
-  private long offset;
   private long[] hashes = new long[1024];
   private int hashCount;
   private byte[] lastKey;
@@ -66,6 +64,7 @@ public final class TableBuilder {
     this.bloomBitsPerKey = bloomBitsPerKey;
     this.data = new BlockBuilder(options.restartInterval());
     this.channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    this.out = new io.shale.engine.io.BufferedAppender(channel, WRITE_BUFFER, ioCharge);
   }
 
   public Path file() {
@@ -114,7 +113,7 @@ public final class TableBuilder {
    */
   public long estimatedFileSize() {
     long filter = bloomBitsPerKey == 0 ? 0 : ((long) hashCount * bloomBitsPerKey + 7) / 8 + 1;
-    return offset + out.position() + data.estimatedSize() + index.estimatedSize() + filter
+    return out.position() + data.estimatedSize() + index.estimatedSize() + filter
         + 3L * BlockHandle.TRAILER_SIZE + Footer.SIZE + 128;
   }
 
@@ -139,34 +138,13 @@ public final class TableBuilder {
       len = compressed.size();
       used = Compression.LZ4;
     }
-    BlockHandle h = new BlockHandle(offset + out.position(), len);
-    write(bytes, 0, len);
+    BlockHandle h = new BlockHandle(out.position(), len);
+    out.write(bytes, 0, len);
     trailerBuf[0] = (byte) used.code();
     io.shale.engine.io.Varints.writeFixed32(trailerBuf, 1,
         Checksums.crc32c(bytes, 0, len, trailerBuf[0]));
-    write(trailerBuf, 0, trailerBuf.length);
+    out.write(trailerBuf, 0, trailerBuf.length);
     return h;
-  }
-
-  private void write(byte[] b, int off, int len) throws IOException {
-    while (len > 0) {
-      int n = Math.min(len, out.remaining());
-      out.put(b, off, n);
-      off += n;
-      len -= n;
-      if (!out.hasRemaining()) {
-        drain();
-      }
-    }
-  }
-
-  private void drain() throws IOException {
-    out.flip();
-    int n = out.remaining();
-    offset += n;
-    DurableFiles.writeFully(channel, out);
-    out.clear();
-    ioCharge.accept(n);
   }
 
   /**
@@ -192,8 +170,8 @@ public final class TableBuilder {
       BlockHandle properties = writeBlock(propsBytes, Compression.NONE);
       BlockHandle indexHandle = writeBlock(index.finish(), Compression.NONE);
       byte[] footer = new Footer(indexHandle, filter, properties).encode();
-      write(footer, 0, footer.length);
-      drain();
+      out.write(footer, 0, footer.length);
+      out.flush();
       channel.force(true);
       channel.close();
       return props;
