@@ -4,7 +4,7 @@ import io.shale.engine.io.ByteSink;
 import io.shale.engine.io.Varints;
 import net.jpountz.lz4.LZ4Compressor;
 import net.jpountz.lz4.LZ4Factory;
-import net.jpountz.lz4.LZ4FastDecompressor;
+import net.jpountz.lz4.LZ4SafeDecompressor;
 
 /**
  * Block compression. The code is stored in every block trailer, so tables written with different
@@ -16,7 +16,9 @@ public enum Compression {
 
   private static final LZ4Factory FACTORY = LZ4Factory.fastestInstance();
   private static final LZ4Compressor COMPRESSOR = FACTORY.fastCompressor();
-  private static final LZ4FastDecompressor DECOMPRESSOR = FACTORY.fastDecompressor();
+  // The "safe" decompressor: bounds-checked, and in lz4-java 1.10 the one the JNI factory backs
+  // with native code (its "fast" decompressor is pure Java).
+  private static final LZ4SafeDecompressor DECOMPRESSOR = FACTORY.safeDecompressor();
 
   private final int code;
 
@@ -70,7 +72,10 @@ public enum Compression {
     Varints.Cursor c = new Varints.Cursor(block, 0, len);
     int rawLen = Varints.readVarint32(c);
     byte[] raw = new byte[rawLen];
-    DECOMPRESSOR.decompress(block, c.pos, raw, 0, rawLen);
+    int n = DECOMPRESSOR.decompress(block, c.pos, len - c.pos, raw, 0, rawLen);
+    if (n != rawLen) {
+      throw new IllegalStateException("LZ4 block decompressed to " + n + " bytes, expected " + rawLen);
+    }
     return raw;
   }
 }
