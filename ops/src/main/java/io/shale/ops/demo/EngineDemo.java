@@ -448,6 +448,13 @@ public final class EngineDemo {
             + "%d MiB used%n",
         lookups == 0 ? 0 : 100.0 * s.blockCacheHits() / lookups, s.blockCacheHits(),
         s.blockCacheMisses(), s.blockCacheBytes() / (double) MIB, o.blockCacheBytes() / MIB);
+    if (o.mmapReads() && lookups == 0) {
+      System.out.println("  (mmap_reads is on: data blocks were read through the tables' memory"
+          + " mappings, from the\n   OS page cache, without going through the block cache)");
+    } else if (o.mmapReads() && s.blockCacheHits() == 0 && s.blockCacheBytes() == 0) {
+      System.out.println("  (mmap_reads is on: the misses are reads through the tables' memory"
+          + " mappings, from the\n   OS page cache; this engine does not cache those blocks)");
+    }
     System.out.printf("  applied index %,d, persisted %,d, pinned obsolete bytes %d%n",
         s.lastAppliedIndex(), s.persistedAppliedIndex(), s.pinnedObsoleteBytes());
   }
