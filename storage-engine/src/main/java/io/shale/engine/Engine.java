@@ -157,6 +157,7 @@ public final class Engine implements ReadView, AutoCloseable {
       throw e;
     }
     this.picker = new CompactionPicker(options.compaction());
+    // Nothing below touches the disk but the event log, which never throws.
     this.writeController = new WriteController(options.writePressure());
     this.ioBudget = new IoBudget(options.budget(), java.time.Clock.systemDefaultZone(),
         this::pressureFraction);
@@ -478,6 +479,7 @@ public final class Engine implements ReadView, AutoCloseable {
 
   /** Point lookup in {@code rs} at {@code sequence}. Precondition: rs is retained. */
   byte[] getFrom(ReadState rs, long sequence, byte[] key) {
+    ensureOpen();
     StoredValue v = rs.mutable.get(key, sequence);
     if (v == null) {
       for (Memtable m : rs.immutablesNewestFirst) {
@@ -563,6 +565,10 @@ public final class Engine implements ReadView, AutoCloseable {
 
   /** Build a scan over {@code rs}; takes over one reference to rs and releases it on close. */
   ScanIterator scanFrom(ReadState rs, long sequence, ScanOptions o) {
+    if (closed) {
+      rs.release();
+      throw new IllegalStateException("engine " + dir + " is closed");
+    }
     Direction d = o.reverse() ? Direction.REVERSE : Direction.FORWARD;
     List<InternalIterator> sources = new ArrayList<>();
     List<TableReader> readers = new ArrayList<>();
@@ -649,7 +655,15 @@ public final class Engine implements ReadView, AutoCloseable {
           Compaction marker = gcMarker(gc);
           markRunning(marker);
           busyFiles.add(gc.file().number());
-          compactionExecutor.execute(() -> runBlobGc(gc, marker, v));
+          try {
+            compactionExecutor.execute(() -> runBlobGc(gc, marker, v));
+          } catch (java.util.concurrent.RejectedExecutionException closingNow) {
+            busyFiles.remove(gc.file().number());
+            running.remove(marker);
+            marker.allInputs().forEach(f -> busyFiles.remove(f.number()));
+            v.release();
+            return;
+          }
           continue;
         }
         if (c == null) {
@@ -658,7 +672,14 @@ public final class Engine implements ReadView, AutoCloseable {
         }
         lastJobWasGc = false;
         markRunning(c);
-        compactionExecutor.execute(() -> runCompaction(c, v));
+        try {
+          compactionExecutor.execute(() -> runCompaction(c, v));
+        } catch (java.util.concurrent.RejectedExecutionException closingNow) {
+          running.remove(c);
+          c.allInputs().forEach(f -> busyFiles.remove(f.number()));
+          v.release();
+          return;
+        }
       }
     }
   }
@@ -1190,13 +1211,28 @@ public final class Engine implements ReadView, AutoCloseable {
       failure = new IOException("final flush of " + dir + " failed; data up to index "
           + versions.persistedAppliedIndex() + " is durable", e);
     }
-    closing = true;
+    synchronized (compactionLock) {
+      closing = true;
+    }
     flushExecutor.shutdown();
     compactionExecutor.shutdown();
-    try {
-      flushExecutor.awaitTermination(1, TimeUnit.MINUTES);
-      compactionExecutor.awaitTermination(1, TimeUnit.MINUTES);
-    } catch (InterruptedException e) {
+    // The directory lock is released only once no background thread can still create or delete
+    // a file: another engine may open the directory right after. Running jobs stop at their next
+    // key (they poll `closing`); after a minute they are interrupted, and close waits on.
+    boolean interrupted = false;
+    for (ExecutorService ex : List.of(flushExecutor, compactionExecutor)) {
+      try {
+        if (!ex.awaitTermination(1, TimeUnit.MINUTES)) {
+          ex.shutdownNow();
+          while (!ex.awaitTermination(10, TimeUnit.SECONDS)) {
+            System.err.println("shale: still waiting for background work to stop in " + dir);
+          }
+        }
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
       Thread.currentThread().interrupt();
     }
     closed = true;

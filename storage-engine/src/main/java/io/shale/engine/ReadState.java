@@ -37,8 +37,11 @@ final class ReadState {
   }
 
   void release() {
-    if (refs.decrementAndGet() == 0) {
+    int r = refs.decrementAndGet();
+    if (r == 0) {
       version.release();
+    } else if (r < 0) {
+      throw new IllegalStateException("read state released more often than retained");
     }
   }
 }

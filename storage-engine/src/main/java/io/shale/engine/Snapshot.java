@@ -26,16 +26,27 @@ public final class Snapshot implements ReadView, AutoCloseable {
     }
   }
 
+  /** Take a reference for one read, so that a concurrent close() cannot free the state under it. */
+  private void retain() {
+    checkOpen();
+    if (!state.tryRetain()) {
+      throw new IllegalStateException("snapshot at index " + sequence + " is closed");
+    }
+  }
+
   @Override
   public byte[] get(byte[] key) {
-    checkOpen();
-    return engine.getFrom(state, sequence, key);
+    retain();
+    try {
+      return engine.getFrom(state, sequence, key);
+    } finally {
+      state.release();
+    }
   }
 
   @Override
   public ScanIterator scan(ScanOptions options) {
-    checkOpen();
-    state.tryRetain();
+    retain();
     return engine.scanFrom(state, sequence, options);
   }
 

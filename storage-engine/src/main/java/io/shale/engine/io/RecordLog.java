@@ -39,6 +39,7 @@ public final class RecordLog {
   public static final class Writer implements Closeable {
     private final FileChannel ch;
     private final Path file;
+    private boolean broken;
 
     private Writer(FileChannel ch, Path file) {
       this.ch = ch;
@@ -63,15 +64,34 @@ public final class RecordLog {
       }
     }
 
-    /** Append one record and fsync; when this returns the record survives a crash. */
+    /**
+     * Append one record and fsync; when this returns the record survives a crash. If it fails,
+     * the partial record is cut off (best effort) and the writer refuses every later append: a
+     * record appended after a partial one would sit behind bytes a reader takes for corruption.
+     */
     public void append(byte[] payload) throws IOException {
+      if (broken) {
+        throw new IOException("record log " + file + " refuses appends after a failed one");
+      }
       byte[] rec = new byte[RECORD_HEADER + payload.length];
       Varints.writeFixed32(rec, 0, payload.length);
       Varints.writeFixed32(rec, 4, ~payload.length);
       Varints.writeFixed32(rec, 8, Checksums.crc32c(payload, 0, payload.length));
       System.arraycopy(payload, 0, rec, RECORD_HEADER, payload.length);
-      DurableFiles.writeFully(ch, ByteBuffer.wrap(rec));
-      ch.force(false);
+      long start = ch.position();
+      try {
+        DurableFiles.writeFully(ch, ByteBuffer.wrap(rec));
+        ch.force(false);
+      } catch (IOException | RuntimeException e) {
+        broken = true;
+        try {
+          ch.truncate(start);
+          ch.force(false);
+        } catch (IOException | RuntimeException cut) {
+          e.addSuppressed(cut);
+        }
+        throw e;
+      }
     }
 
     public Path file() {
@@ -105,6 +125,10 @@ public final class RecordLog {
     List<Long> offsets = new ArrayList<>();
     int pos = HEADER_SIZE;
     while (pos < all.length) {
+      if (allZero(all, pos)) {
+        // A crash can leave a file extended with zeros past its last complete record.
+        return new Contents(records, offsets, pos);
+      }
       if (all.length - pos < RECORD_HEADER) {
         return new Contents(records, offsets, pos);
       }
@@ -127,5 +151,14 @@ public final class RecordLog {
       pos += RECORD_HEADER + len;
     }
     return new Contents(records, offsets, -1);
+  }
+
+  private static boolean allZero(byte[] b, int from) {
+    for (int i = from; i < b.length; i++) {
+      if (b[i] != 0) {
+        return false;
+      }
+    }
+    return true;
   }
 }

@@ -6,8 +6,10 @@ import java.util.List;
 import java.util.PriorityQueue;
 
 /**
- * Merges sources that each walk in the same direction into one stream in that direction. Ties
- * (never expected: a version lives in exactly one source of a read state) go to the earlier source.
+ * Merges sources that each walk in the same direction into one stream in that direction. Ties go
+ * to the earlier source. They are rare but real: a read state built between a flush's manifest
+ * edit and its memtable's removal holds the same versions twice (memtable and table); identical
+ * entries, so either is right, and readers skip the second one as an older duplicate.
  */
 public final class MergingIterator implements InternalIterator {
   private final List<InternalIterator> children;

@@ -46,7 +46,7 @@ public final class TableReader {
   private final java.nio.MappedByteBuffer map;
 
   private TableReader(Path file, long fileNumber, FileChannel channel, BlockCache cache,
-      boolean mmap) throws IOException {
+      java.nio.MappedByteBuffer map) throws IOException {
     this.file = file;
     this.fileNumber = fileNumber;
     this.channel = channel;
@@ -55,9 +55,7 @@ public final class TableReader {
     if (fileSize < Footer.SIZE) {
       throw new CorruptionException(file, 0, "file of " + fileSize + " bytes is too short for a table");
     }
-    this.map = mmap && io.shale.engine.io.MappedFiles.canUnmap()
-        && fileSize <= io.shale.engine.io.MappedFiles.MAX_MAPPED_BYTES
-        ? io.shale.engine.io.MappedFiles.map(channel, fileSize) : null;
+    this.map = map;
     ByteBuffer fb = ByteBuffer.allocate(Footer.SIZE);
     DurableFiles.readFully(channel, fb, fileSize - Footer.SIZE, file);
     Footer footer = Footer.decode(fb.array(), file, fileSize - Footer.SIZE, fileSize);
@@ -86,12 +84,19 @@ public final class TableReader {
   public static TableReader open(Path file, long fileNumber, BlockCache cache, boolean mmap)
       throws IOException {
     FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
+    java.nio.MappedByteBuffer map = null;
     TableReader r = null;
     try {
-      r = new TableReader(file, fileNumber, ch, cache, mmap);
+      long size = ch.size();
+      if (mmap && io.shale.engine.io.MappedFiles.canUnmap() && size >= Footer.SIZE
+          && size <= io.shale.engine.io.MappedFiles.MAX_MAPPED_BYTES) {
+        map = io.shale.engine.io.MappedFiles.map(ch, size);
+      }
+      r = new TableReader(file, fileNumber, ch, cache, map);
       return r;
     } finally {
       if (r == null) {
+        io.shale.engine.io.MappedFiles.unmap(map); // a table that failed verification
         ch.close();
       }
     }

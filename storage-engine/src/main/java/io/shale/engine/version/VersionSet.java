@@ -117,10 +117,24 @@ public final class VersionSet implements AutoCloseable {
       throw new CorruptionException(currentFile, 0, "CURRENT is missing but the directory holds tables");
     }
     this.persistedAppliedIndex = applied;
-    this.nextFileNumber = next;
+    this.nextFileNumber = Math.max(next, largestManifestNumber() + 1);
     install(v);
     startNewManifest();
     removeUnreferencedFiles();
+  }
+
+  /**
+   * The largest manifest number in the directory. A crash between creating a manifest and
+   * switching CURRENT to it leaves a manifest no edit accounts for; its number must not be reused.
+   */
+  private long largestManifestNumber() throws IOException {
+    long max = 0;
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+      for (Path p : ds) {
+        max = Math.max(max, FileNames.parseManifest(p.getFileName().toString()));
+      }
+    }
+    return max;
   }
 
   private boolean hasTables() throws IOException {
@@ -181,6 +195,7 @@ public final class VersionSet implements AutoCloseable {
       writeCurrent(dir, name);
     } catch (IOException | RuntimeException e) {
       w.close();
+      Files.deleteIfExists(w.file());
       throw e;
     }
     RecordLog.Writer old = manifest;
@@ -300,7 +315,12 @@ public final class VersionSet implements AutoCloseable {
     persistedAppliedIndex = applied;
     install(next);
     if (manifestBytes > MANIFEST_ROLL_BYTES) {
-      startNewManifest();
+      try {
+        startNewManifest();
+      } catch (IOException e) {
+        // The edit is durable in the current manifest; rolling is retried after the next edit.
+        System.err.println("shale: could not start a new manifest in " + dir + ": " + e);
+      }
     }
   }
 

@@ -60,6 +60,55 @@ class RecordLogTest {
   }
 
   @Test
+  void aZeroFilledTailIsATornTail() throws IOException {
+    Path f = logWithThreeRecords();
+    java.nio.file.Files.write(f, new byte[100], java.nio.file.StandardOpenOption.APPEND);
+    RecordLog.Contents c = RecordLog.read(f, MAGIC, 1);
+    assertThat(c.records()).hasSize(3);
+    assertThat(c.tornTailAt()).isPositive();
+  }
+
+  /**
+   * On a real full disk (a 64 KiB tmpfs): a failed append is cut off, later appends are refused
+   * even once space is free again, and the log reads back without corruption.
+   */
+  @Test
+  void afterAFailedAppendTheLogRefusesMoreAndStaysReadable() throws Exception {
+    Path mnt = dir.resolve("tiny-disk");
+    java.nio.file.Files.createDirectories(mnt);
+    Process p = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt.toString())
+        .redirectErrorStream(true).start();
+    p.getInputStream().readAllBytes();
+    org.junit.jupiter.api.Assumptions.assumeTrue(p.waitFor() == 0,
+        "cannot mount a tmpfs here (needs root): the failed-append test did not run");
+    try {
+      Path log = mnt.resolve("log");
+      Path filler = mnt.resolve("filler");
+      java.nio.file.Files.write(filler, new byte[16 << 10]);
+      int appended = 0;
+      IOException failure = null;
+      try (RecordLog.Writer w = RecordLog.Writer.create(log, MAGIC, 1)) {
+        try {
+          for (int i = 0; i < 1000; i++) {
+            w.append(new byte[3000]);
+            appended++;
+          }
+        } catch (IOException e) {
+          failure = e;
+        }
+        assertThat(failure).as("the disk filled up").isNotNull();
+        java.nio.file.Files.delete(filler); // space again, but the writer must not resume
+        assertThatThrownBy(() -> w.append(new byte[10])).isInstanceOf(IOException.class)
+            .hasMessageContaining("refuses appends");
+      }
+      RecordLog.Contents c = RecordLog.read(log, MAGIC, 1);
+      assertThat(c.records()).hasSize(appended);
+    } finally {
+      new ProcessBuilder("umount", mnt.toString()).start().waitFor();
+    }
+  }
+
+  @Test
   void wrongMagicOrVersionIsReported() throws IOException {
     Path f = logWithThreeRecords();
     assertThatThrownBy(() -> RecordLog.read(f, MAGIC + 1, 1)).hasMessageContaining("magic");
