@@ -250,6 +250,9 @@ public final class EngineBench {
           s.blockCacheBytes() / (double) MIB,
           lookups == 0 ? 0 : 100.0 * s.blockCacheHits() / lookups, s.blockCacheHits(),
           s.blockCacheMisses()));
+      b.append(String.format(Locale.ROOT, "write pressure %s now; writes delayed %.1f ms in all, "
+              + "%d refused (the benchmark retried them after the hint: %d)%n",
+          s.writePressure().describe(), s.writeDelayNanos() / 1e6, s.throttledWrites(), throttled));
       return b.toString();
     }
 
