@@ -1111,9 +1111,15 @@ public final class Engine implements ReadView, AutoCloseable {
           writeController.current(), writeDelayNanos.get(), throttledWrites.get(),
           List.copyOf(blobs), blobGcRuns.get(), blobGcRelocatedBytes.get(),
           versions.pinnedObsoleteBytes(), blockCache.usedBytes(), blockCache.hits(),
-          blockCache.misses(), openSnapshots.get());
+          blockCache.misses(), openSnapshots.get(), runningCompactions());
     } finally {
       v.release();
+    }
+  }
+
+  private int runningCompactions() {
+    synchronized (compactionLock) {
+      return running.size();
     }
   }
 
@@ -1121,9 +1127,7 @@ public final class Engine implements ReadView, AutoCloseable {
   private final class MetricsSource implements EngineMetrics.Source {
     @Override
     public int compactionsInProgress() {
-      synchronized (compactionLock) {
-        return running.size();
-      }
+      return runningCompactions();
     }
 
     @Override

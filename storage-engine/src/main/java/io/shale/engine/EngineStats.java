@@ -13,6 +13,8 @@ import java.util.List;
  * @param compactionRead key, inline-value and blob bytes compactions (and blob GC) read
  * @param compactionWritten the same, written
  * @param blobFiles every blob file of the current version with its live and dead bytes
+ * @param compactionsInProgress compactions and blob GC jobs running now (the seed's
+ *     {@code lsm.compactions.in_progress})
  */
 public record EngineStats(long lastAppliedIndex, long persistedAppliedIndex, long memtableBytes,
     int immutableMemtables, List<LevelStats> levels, long flushes, long flushBytesWritten,
@@ -21,7 +23,7 @@ public record EngineStats(long lastAppliedIndex, long persistedAppliedIndex, lon
     WritePressure writePressure, long writeDelayNanos, long throttledWrites,
     List<BlobFileStats> blobFiles, long blobGcRuns, long blobGcRelocatedBytes,
     long pinnedObsoleteBytes, long blockCacheBytes, long blockCacheHits, long blockCacheMisses,
-    int openSnapshots) {
+    int openSnapshots, int compactionsInProgress) {
 
   /**
    * One level.

@@ -59,6 +59,7 @@ class IoBudgetIT {
     Thread.sleep(seconds * 1000);
     long after = e.backgroundBytesWritten();
     assertThat(e.stats().compactions()).as("the compaction ran through the whole window").isZero();
+    assertThat(e.stats().compactionsInProgress()).isEqualTo(1);
     return (after - before) / ((System.nanoTime() - t0) / 1e9);
   }
 
