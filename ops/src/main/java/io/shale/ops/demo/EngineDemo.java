@@ -1,5 +1,8 @@
 package io.shale.ops.demo;
 
+import static io.shale.ops.ScriptArguments.callerPath;
+import static io.shale.ops.ScriptArguments.need;
+
 import io.shale.engine.Engine;
 import io.shale.engine.EngineOptions;
 import io.shale.engine.EngineStats;
@@ -614,23 +617,6 @@ public final class EngineDemo {
       return a;
     }
 
-    /**
-     * A path argument: relative ones are resolved against the directory the user ran the script
-     * from (ops/bin/engine-demo changes to the repository root and passes it as
-     * {@code -Dshale.ops.cwd}).
-     */
-    static Path callerPath(String arg) {
-      Path p = Paths.get(arg);
-      String cwd = System.getProperty("shale.ops.cwd");
-      return p.isAbsolute() || cwd == null ? p : Paths.get(cwd).resolve(p).normalize();
-    }
-
-    private static String need(String[] args, int i, String name) {
-      if (i >= args.length) {
-        throw new IllegalArgumentException(name + " needs a value");
-      }
-      return args[i];
-    }
 
     private static long positiveLong(String v, String name) {
       try {
