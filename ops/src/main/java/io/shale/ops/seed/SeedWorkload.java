@@ -1,6 +1,5 @@
 package io.shale.ops.seed;
 
-import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
 
 /**
@@ -22,6 +21,8 @@ import java.util.SplittableRandom;
  */
 public final class SeedWorkload {
   public static final int HOT_RANGES = 4;
+  /** Every key is this long: {@code user} and 12 decimal digits. */
+  public static final int KEY_BYTES = 16;
   private static final double HOT_FRACTION = 0.005;
 
   /** What one request does. */
@@ -45,6 +46,14 @@ public final class SeedWorkload {
   private long nextInsert;
 
   public SeedWorkload(long initialKeys, long seed) {
+    this(initialKeys, seed, initialKeys);
+  }
+
+  /**
+   * A stream whose inserts take key numbers from {@code insertBase} upwards, so that several
+   * streams (one per client thread) can insert without colliding.
+   */
+  public SeedWorkload(long initialKeys, long seed, long insertBase) {
     this.rnd = new SplittableRandom(seed);
     this.initialKeys = initialKeys;
     this.zipf = new Zipfian(initialKeys, 0.99);
@@ -53,12 +62,41 @@ public final class SeedWorkload {
       // Spread over the key space: range i starts in the i-th quarter.
       hotStarts[i] = (initialKeys / HOT_RANGES) * i + initialKeys / (2L * HOT_RANGES);
     }
-    this.nextInsert = initialKeys;
+    this.nextInsert = insertBase;
   }
 
   /** The key bytes of key number {@code n}. */
   public static byte[] key(long n) {
-    return String.format("user%012d", n).getBytes(StandardCharsets.US_ASCII);
+    if (n < 0 || n >= 1_000_000_000_000L) {
+      throw new IllegalArgumentException("key number out of range: " + n);
+    }
+    byte[] k = new byte[KEY_BYTES];
+    k[0] = 'u';
+    k[1] = 's';
+    k[2] = 'e';
+    k[3] = 'r';
+    for (int i = KEY_BYTES - 1; i >= 4; i--, n /= 10) {
+      k[i] = (byte) ('0' + n % 10);
+    }
+    return k;
+  }
+
+  /** The inverse of {@link #key}. */
+  public static long keyNumber(byte[] key) {
+    long n = 0;
+    for (int i = 4; i < KEY_BYTES; i++) {
+      n = n * 10 + (key[i] - '0');
+    }
+    return n;
+  }
+
+  /** The hot ranges as [start, end) key-number pairs. */
+  public long[][] hotRanges() {
+    long[][] r = new long[HOT_RANGES][];
+    for (int i = 0; i < HOT_RANGES; i++) {
+      r[i] = new long[] {hotStarts[i], hotStarts[i] + hotLength};
+    }
+    return r;
   }
 
   /** True if key number {@code n} lies in a hot (delete-heavy) range. */

@@ -1,0 +1,214 @@
+package io.shale.ops.seed;
+
+import static io.shale.ops.ScriptArguments.callerPath;
+import static io.shale.ops.ScriptArguments.need;
+
+import io.shale.engine.config.ByteSize;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Stream;
+
+/**
+ * The seed benchmark ({@code ops/bin/seed-bench}): the seed's before/after table on Shale's engine,
+ * side by side with RocksDB. Each configuration runs in its own JVM ({@link SeedRun}) inside a
+ * memory-limited cgroup, one after the other, on the same data and request streams; this process
+ * relays their progress, then writes the report ({@link SeedReport}) and the plot
+ * ({@link LatencyPlot}).
+ */
+public final class SeedBench {
+  static final String USAGE = """
+      usage: seed-bench [options]
+        --quick                 a run of under a minute, not memory-limited (what CI runs)
+        --memory SIZE           memory limit of each engine's process, page cache included (640MiB)
+        --heap SIZE             JVM heap of each engine's process, inside that limit (256MiB)
+        --data-ratio X          data set size as a multiple of --memory (3.0)
+        --mixed-seconds N       length of the timed mixed phase per configuration (150)
+        --threads N             client threads (4)
+        --seed N                request-stream seed (42)
+        --configs LIST          which of before,after,rocksdb to run, in that order (all)
+        --out DIR               where the report and the engines' data go (ops/target/seed-bench)
+        --no-cgroup             do not limit memory (the report says so)
+        --keep-data             keep each engine's data directory after its run
+        -h, --help              this text""";
+
+  private boolean quick;
+  private long memory = 640L << 20;
+  private long heap = 256L << 20;
+  private double dataRatio = 3.0;
+  private int mixedSeconds = 150;
+  private int threads = 4;
+  private long seed = 42;
+  private final List<SeedConfig> configs = new ArrayList<>(List.of(SeedConfig.values()));
+  private Path out = Paths.get("ops/target/seed-bench");
+  private boolean cgroup = true;
+  private boolean keepData;
+
+  public static void main(String[] argv) throws Exception {
+    SeedBench b = new SeedBench();
+    try {
+      if (!b.parse(argv)) {
+        System.out.println(USAGE);
+        return;
+      }
+    } catch (IllegalArgumentException e) {
+      System.err.println("seed-bench: " + e.getMessage());
+      System.err.println(USAGE);
+      System.exit(2);
+      return;
+    }
+    System.exit(b.run());
+  }
+
+  private boolean parse(String[] a) {
+    boolean quickDefaults = false;
+    for (int i = 0; i < a.length; i++) {
+      switch (a[i]) {
+        case "-h", "--help" -> {
+          return false;
+        }
+        case "--quick" -> quickDefaults = true;
+        case "--memory" -> memory = ByteSize.parse("--memory", need(a, ++i, "--memory"));
+        case "--heap" -> heap = ByteSize.parse("--heap", need(a, ++i, "--heap"));
+        case "--data-ratio" -> dataRatio = positive("--data-ratio", need(a, ++i, "--data-ratio"));
+        case "--mixed-seconds" -> mixedSeconds = (int) positive("--mixed-seconds", need(a, ++i, "--mixed-seconds"));
+        case "--threads" -> threads = (int) positive("--threads", need(a, ++i, "--threads"));
+        case "--seed" -> seed = Long.parseLong(need(a, ++i, "--seed"));
+        case "--configs" -> {
+          configs.clear();
+          for (String s : need(a, ++i, "--configs").split(",")) {
+            configs.add(SeedConfig.ofSlug(s.trim()));
+          }
+          configs.sort(Comparator.naturalOrder());
+        }
+        case "--out" -> out = callerPath(need(a, ++i, "--out"));
+        case "--no-cgroup" -> cgroup = false;
+        case "--keep-data" -> keepData = true;
+        default -> throw new IllegalArgumentException("unknown option " + a[i]);
+      }
+    }
+    if (quickDefaults) {
+      quick = true;
+      cgroup = false;
+      if (!List.of(a).contains("--mixed-seconds")) {
+        mixedSeconds = 6;
+      }
+    }
+    if (!quick && heap + (64L << 20) > memory) {
+      throw new IllegalArgumentException("--heap " + ByteSize.format(heap)
+          + " leaves no room in --memory " + ByteSize.format(memory) + " for the page cache");
+    }
+    return true;
+  }
+
+  private static double positive(String name, String text) {
+    double v;
+    try {
+      v = Double.parseDouble(text);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(name + " needs a number, got '" + text + "'");
+    }
+    if (!(v > 0)) {
+      throw new IllegalArgumentException(name + " must be positive, got " + text);
+    }
+    return v;
+  }
+
+  /** The number of initial keys whose load-phase key and value bytes reach {@code bytes}. */
+  static long keysFor(long bytes, long seed) {
+    long n = 0;
+    for (long sum = 0; sum < bytes; n++) {
+      sum += SeedWorkload.KEY_BYTES + SeedWorkload.loadValueSize(n, seed);
+    }
+    return n;
+  }
+
+  private int run() throws Exception {
+    long dataBytes = quick ? 48L << 20 : (long) (dataRatio * memory);
+    long keys = keysFor(dataBytes, seed);
+    Files.createDirectories(out);
+    String limitText = cgroup ? ByteSize.format(memory) + " (heap " + ByteSize.format(heap) + ")"
+        : "none";
+    System.out.printf(Locale.ROOT, "seed-bench: %s run, %,d keys (%s of keys and values), memory "
+        + "limit %s, mixed phase %d s x %d threads, configurations %s%n", quick ? "quick" : "full",
+        keys, ByteSize.format(dataBytes), limitText, mixedSeconds, threads, configs);
+    List<RunResult> results = new ArrayList<>();
+    String memoryNote = quick ? "not memory-limited (--quick)" : "not memory-limited (--no-cgroup)";
+    for (SeedConfig c : configs) {
+      Path data = out.resolve("data").resolve(c.slug());
+      Path dir = out.resolve(c.slug());
+      deleteTree(data);
+      deleteTree(dir);
+      Files.createDirectories(data);
+      List<String> cmd = new ArrayList<>(List.of(javaBinary(), "-Xms" + heap, "-Xmx" + heap,
+          "-XX:-UsePerfData", "-cp", System.getProperty("java.class.path"),
+          SeedRun.class.getName(), c.slug(), data.toString(), dir.toString(), Long.toString(keys),
+          Integer.toString(mixedSeconds), Integer.toString(threads), Long.toString(seed),
+          quick ? "quick" : "full"));
+      MemoryCgroup group = null;
+      if (cgroup) {
+        MemoryCgroup.Result r = MemoryCgroup.create("shale-seed-bench-" + c.slug(), memory);
+        if (r.group().isEmpty()) {
+          System.out.println("seed-bench: " + r.description() + "; running without a memory limit");
+          memoryNote = "not memory-limited: " + r.description();
+        } else {
+          group = r.group().get();
+          memoryNote = "each engine's process in its own " + (r.description().contains("v2")
+              ? "cgroup v2" : "cgroup v1") + " memory group limited to " + ByteSize.format(memory)
+              + ", page cache included; JVM heap " + ByteSize.format(heap);
+          cmd = group.wrap(cmd);
+        }
+      }
+      int exit;
+      try {
+        Process p = new ProcessBuilder(cmd).inheritIO().start();
+        exit = p.waitFor();
+        if (exit != 0) {
+          String why = group != null && group.oomKilled()
+              ? " (killed by the memory limit of " + ByteSize.format(memory) + ")" : "";
+          System.err.println("seed-bench: " + c.label() + " failed with exit code " + exit + why);
+          return 1;
+        }
+        RunResult r = RunResult.read(dir.resolve("result.properties"));
+        results.add(group == null ? r : r.withMemory(memory, group.peakBytes()));
+      } finally {
+        if (group != null) {
+          group.close();
+        }
+        if (!keepData) {
+          deleteTree(data);
+        }
+      }
+    }
+    SeedReport report = new SeedReport(results, new SeedReport.Setup(quick, keys, dataBytes,
+        memoryNote, mixedSeconds, threads, seed, System.getProperty("shale.ops.revision", "unknown")));
+    Files.writeString(out.resolve("seed-bench.md"), report.markdown());
+    Files.writeString(out.resolve("seed-bench.csv"), report.csv());
+    LatencyPlot.write(out.resolve("seed-bench.png"), out, configs);
+    System.out.println();
+    System.out.println(report.markdown());
+    System.out.println("seed-bench: wrote " + out.resolve("seed-bench.md") + ", "
+        + out.resolve("seed-bench.csv") + " and " + out.resolve("seed-bench.png"));
+    return 0;
+  }
+
+  private static String javaBinary() {
+    return Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+  }
+
+  private static void deleteTree(Path p) throws IOException {
+    if (!Files.exists(p)) {
+      return;
+    }
+    try (Stream<Path> s = Files.walk(p)) {
+      for (Path f : s.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(f);
+      }
+    }
+  }
+}

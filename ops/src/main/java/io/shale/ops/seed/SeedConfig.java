@@ -1,0 +1,71 @@
+package io.shale.ops.seed;
+
+import io.shale.engine.EngineOptions;
+import io.shale.engine.blob.BlobOptions;
+import io.shale.engine.bloom.BloomPolicy;
+import io.shale.engine.compaction.CompactionOptions;
+import io.shale.engine.compaction.CompactionScore;
+import io.shale.engine.pressure.WritePressureOptions;
+import java.nio.file.Path;
+
+/** The three configurations the seed benchmark compares, in the order it runs them. */
+public enum SeedConfig {
+  /** The seed's "before": no blob separation, 10 bits/key everywhere, size-only picker, no backpressure. */
+  BEFORE("before", "Shale before"),
+  /** The seed's settings, which are Shale's defaults. */
+  AFTER("after", "Shale after"),
+  /** RocksDB configured alike (see {@link RocksSeedStore}). */
+  ROCKSDB("rocksdb", "RocksDB");
+
+  private final String slug;
+  private final String label;
+
+  SeedConfig(String slug, String label) {
+    this.slug = slug;
+    this.label = label;
+  }
+
+  public String slug() {
+    return slug;
+  }
+
+  public String label() {
+    return label;
+  }
+
+  public static SeedConfig ofSlug(String s) {
+    for (SeedConfig c : values()) {
+      if (c.slug.equals(s)) {
+        return c;
+      }
+    }
+    throw new IllegalArgumentException("unknown configuration '" + s + "' (before, after, rocksdb)");
+  }
+
+  /** Shale's options for this configuration at {@code scale}; only for BEFORE and AFTER. */
+  EngineOptions shaleOptions(BenchScale scale) {
+    EngineOptions defaults = EngineOptions.defaults();
+    CompactionOptions c = defaults.compaction();
+    BlobOptions b = defaults.blob();
+    EngineOptions after = defaults
+        .withMemtableSize(scale.memtableBytes())
+        .withBlockCache(scale.blockCacheBytes())
+        .withCompaction(new CompactionOptions(c.level0FileNumCompactionTrigger(), c.levelMultiplier(),
+            scale.levelBaseBytes(), scale.targetFileBytes(), c.numLevels(), c.threads(), c.score()))
+        .withBlob(new BlobOptions(b.enabled(), b.minValueSizeBytes(), b.gcThresholdRatio(),
+            scale.blobFileBytes(), b.scanReadaheadBytes()));
+    return switch (this) {
+      case AFTER -> after;
+      case BEFORE -> after
+          .withBlob(BlobOptions.disabled())
+          .withBloom(BloomPolicy.uniform(10))
+          .withCompaction(after.compaction().withScore(CompactionScore.SIZE_ONLY))
+          .withWritePressure(WritePressureOptions.DEFAULT.disabled());
+      case ROCKSDB -> throw new IllegalStateException("RocksDB has no Shale options");
+    };
+  }
+
+  SeedStore open(Path dir, BenchScale scale) throws Exception {
+    return this == ROCKSDB ? new RocksSeedStore(dir, scale) : new ShaleSeedStore(dir, shaleOptions(scale));
+  }
+}

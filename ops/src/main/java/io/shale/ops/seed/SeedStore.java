@@ -1,0 +1,70 @@
+package io.shale.ops.seed;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.stream.Stream;
+
+/**
+ * One engine under the seed benchmark: the operations the workload issues and the counters the
+ * report needs, read the same way for Shale and RocksDB. Reads and writes may be called from many
+ * threads.
+ */
+interface SeedStore extends AutoCloseable {
+  /** Writes one key; a refused write (WriteThrottled) is retried after its hint and counted. */
+  void put(byte[] key, byte[] value) throws Exception;
+
+  void delete(byte[] key) throws Exception;
+
+  /** Writes a batch of puts atomically (the load phase). */
+  void putAll(byte[][] keys, byte[][] values) throws Exception;
+
+  byte[] get(byte[] key) throws Exception;
+
+  /** Reads up to {@code n} entries forward from {@code from}; returns the bytes read. */
+  long scan(byte[] from, int n) throws Exception;
+
+  /** True while at least one compaction job runs (the seed's lsm.compactions.in_progress > 0). */
+  boolean compacting() throws Exception;
+
+  int level0Files() throws Exception;
+
+  Counters counters() throws Exception;
+
+  /** Flushes memtables, then waits until no compaction runs or is due, at most {@code max}. */
+  boolean settle(Duration max) throws Exception;
+
+  /** Files per level and blob files, for the log. */
+  String shape() throws Exception;
+
+  @Override
+  void close() throws Exception;
+
+  /**
+   * Counters since open.
+   *
+   * @param compactedBytes bytes written by compactions, blob files they wrote and blob garbage
+   *     collection included (flushes excluded)
+   * @param filterProbes table filters consulted by point reads
+   * @param filterPasses probes whose filter let the read search the table ("tables touched")
+   * @param bloomBytes memory the live tables' filters occupy
+   * @param throttled writes refused with WriteThrottled (retried by the benchmark)
+   * @param stallMicros time writes were held back (Shale: delays; RocksDB: stalls)
+   */
+  record Counters(long compactedBytes, long filterProbes, long filterPasses, long bloomBytes,
+      long throttled, long stallMicros) {}
+
+  /** Bytes of every file under {@code dir}. */
+  static long diskBytes(Path dir) throws IOException {
+    try (Stream<Path> s = Files.walk(dir)) {
+      return s.filter(Files::isRegularFile).mapToLong(p -> {
+        try {
+          return Files.size(p);
+        } catch (IOException e) {
+          return 0; // deleted by a compaction while we walked
+        }
+      }).sum();
+    }
+  }
+}
