@@ -19,9 +19,13 @@ import io.shale.engine.sstable.TableWriteOptions;
  * @param blockCacheBytes {@code [lsm] block_cache_size} (256 MiB): decoded data blocks kept in
  *     memory, counted in bytes, when tables are read without a mapping ({@code mmap_reads = false}).
  * @param maxOpenFiles {@code [lsm] max_open_files} (1000): tables kept open.
- * @param mmapReads {@code [lsm] mmap_reads} (true): read tables through a memory mapping; a point
- *     read then copies from the page cache without a system call, and the page cache replaces the
- *     block cache (see {@link io.shale.engine.sstable.TableReader} for the measurement).
+ * @param mmapReads {@code [lsm] mmap_reads} (false): read tables through a memory mapping; a
+ *     point read then copies from the page cache without a system call, and the page cache
+ *     replaces the block cache, which is faster while the data set fits in memory (see {@link
+ *     io.shale.engine.sstable.TableReader}). Off by default because Shale's workloads do not fit:
+ *     a page fault reads the device's whole read-ahead window around the page (Java cannot
+ *     {@code madvise(MADV_RANDOM)}), so with a data set 3x memory the seed benchmark fell to 800
+ *     ops/s with mapped reads against about 5,000 with positional reads.
  * @param table {@code [lsm] block_size} (4 KiB), {@code block_restart_interval} (16),
  *     {@code compression} ("lz4")
  * @param bloom {@code [lsm.bloom]}
@@ -59,7 +63,7 @@ public record EngineOptions(long memtableSizeBytes, long blockCacheBytes, int ma
   }
 
   public static EngineOptions defaults() {
-    return new EngineOptions(64L << 20, 256L << 20, 1000, true,
+    return new EngineOptions(64L << 20, 256L << 20, 1000, false,
         new TableWriteOptions(4096, 16, Compression.LZ4), BloomPolicy.DEFAULT,
         CompactionOptions.DEFAULT, BlobOptions.DEFAULT, WritePressureOptions.DEFAULT,
         IoBudgetOptions.UNLIMITED);

@@ -74,7 +74,8 @@ import org.rocksdb.WriteOptions;
  * the same compression ({@code --compression}, LZ4 by default), level-0 compaction trigger 4,
  * level-1 target 256 MiB growing 10x per level over 7 levels, 64 MiB files, one flush and one
  * compaction thread, 1000 open files, table reads through a memory mapping or not
- * ({@code --mmap-reads}, on by default as in Shale), no write-ahead log.
+ * ({@code --mmap-reads}, on by default here because this data set fits in memory; Shale's own
+ * default is off), no write-ahead log.
  *
  * <p>Keys are 16 bytes: two 64-bit mixes of the key number (a bijection, so keys are distinct;
  * absent keys are numbers at or above {@code --keys}). Values are 100 bytes: the key number, then

@@ -18,7 +18,7 @@ public record BenchScale(long memtableBytes, long levelBaseBytes, long targetFil
   private static final long MIB = 1L << 20;
 
   /** The default run's sizes: a data set of about 2 GiB. */
-  public static final BenchScale FULL = new BenchScale(16 * MIB, 64 * MIB, 16 * MIB, 64 * MIB, 64 * MIB);
+  public static final BenchScale FULL = new BenchScale(4 * MIB, 16 * MIB, 4 * MIB, 32 * MIB, 32 * MIB);
 
   /** {@code --quick}: a data set of tens of MiB, so that a few seconds still compact. */
   public static final BenchScale QUICK = new BenchScale(2 * MIB, 8 * MIB, 2 * MIB, 8 * MIB, 8 * MIB);

@@ -49,6 +49,7 @@ public record RunResult(
     double hotTablesProbed,
     double allTablesTouched,
     long valuesChecked,
+    long residentBytes,
     long memoryLimit,
     long memoryPeak) {
 
@@ -75,7 +76,8 @@ public record RunResult(
         readP99OutsideCompactionUs, readP99DuringCompactionUs, readsDuringCompaction, scanP99Us,
         writeP99Us, compactionShare, compactionIntervals, compactedBytes, bloomBytes, throttled,
         stallMicros, userBytesWritten, diskBytesWritten, diskBytesReadMixed, diskBytes, liveBytes,
-        hotTablesTouched, hotTablesProbed, allTablesTouched, valuesChecked, limit, peak);
+        hotTablesTouched, hotTablesProbed, allTablesTouched, valuesChecked, residentBytes, limit,
+        peak);
   }
 
   void write(Path file) throws IOException {

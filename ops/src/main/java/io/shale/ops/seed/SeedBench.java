@@ -25,11 +25,11 @@ public final class SeedBench {
   static final String USAGE = """
       usage: seed-bench [options]
         --quick                 a run of under a minute, not memory-limited (what CI runs)
-        --memory SIZE           memory limit of each engine's process, page cache included (640MiB)
-        --heap SIZE             JVM heap of each engine's process, inside that limit (256MiB)
+        --memory SIZE           memory limit of each engine's process, page cache included (512MiB)
+        --heap SIZE             JVM heap of each engine's process, inside that limit (128MiB)
         --data-ratio X          data set size as a multiple of --memory (3.0)
         --mixed-seconds N       length of the timed mixed phase per configuration (150)
-        --threads N             client threads (4)
+        --threads N             client threads; reads wait on the disk, so more than cores (16)
         --seed N                request-stream seed (42)
         --configs LIST          which of before,after,rocksdb to run, in that order (all)
         --out DIR               where the report and the engines' data go (ops/target/seed-bench)
@@ -38,11 +38,11 @@ public final class SeedBench {
         -h, --help              this text""";
 
   private boolean quick;
-  private long memory = 640L << 20;
-  private long heap = 256L << 20;
+  private long memory = 512L << 20;
+  private long heap = 128L << 20;
   private double dataRatio = 3.0;
   private int mixedSeconds = 150;
-  private int threads = 4;
+  private int threads = 16;
   private long seed = 42;
   private final List<SeedConfig> configs = new ArrayList<>(List.of(SeedConfig.values()));
   private Path out = Paths.get("ops/target/seed-bench");

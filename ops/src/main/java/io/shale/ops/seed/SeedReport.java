@@ -40,7 +40,8 @@ final class SeedReport {
       new Metric("Compaction intervals in the mixed phase", Unit.COUNT, r -> r.compactionIntervals()),
       new Metric("Write stall/delay time", Unit.MS, r -> r.stallMicros()),
       new Metric("Load rate (MiB/s)", Unit.RATE, r -> (r.loadBytes() / 1048576.0) / r.loadSeconds()),
-      new Metric("Memory peak, page cache included", Unit.MIB, r -> r.memoryPeak()));
+      new Metric("Memory peak, page cache included", Unit.MIB, r -> r.memoryPeak()),
+      new Metric("Resident memory at the end (heap and native)", Unit.MIB, r -> r.residentBytes()));
 
   private final List<RunResult> results;
   private final Setup setup;

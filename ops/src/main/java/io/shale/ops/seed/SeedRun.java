@@ -97,6 +97,7 @@ public final class SeedRun {
       SeedStore.Counters after = store.counters();
       ProcIo ioAfter = ProcIo.now();
       long diskBytes = SeedStore.diskBytes(dataDir);
+      long residentBytes = residentBytes();
       log("mixed: done; %s", store.shape());
       // Probes, single-threaded on a quiet store.
       SeedWorkload w = new SeedWorkload(keys, seed);
@@ -115,7 +116,7 @@ public final class SeedRun {
           after.compactedBytes() - before.compactedBytes(), after.bloomBytes(), after.throttled(),
           after.stallMicros(), userBytes.sum(), ioEnd.written(), ioAfter.bytesRead() - ioBefore.bytesRead(),
           diskBytes, liveBytes(), hot.touched, hot.probed, all.touched, hot.checked + all.checked,
-          0, 0);
+          residentBytes, 0, 0);
       r.write(outDir.resolve("result.properties"));
       m.writeIntervals(outDir.resolve("compactions.csv"));
     }
@@ -423,6 +424,20 @@ public final class SeedRun {
     SeedStore.Counters c1 = store.counters();
     return new Probe((double) (c1.filterPasses() - c0.filterPasses()) / n,
         (double) (c1.filterProbes() - c0.filterProbes()) / n, checked);
+  }
+
+  /** This process's resident memory (heap and native, not page cache), from /proc/self/status. */
+  private static long residentBytes() {
+    try {
+      for (String line : Files.readAllLines(Paths.get("/proc/self/status"))) {
+        if (line.startsWith("VmRSS:")) {
+          return Long.parseLong(line.replaceAll("[^0-9]", "")) << 10;
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // not Linux
+    }
+    return 0;
   }
 
   /** This process's storage I/O so far, from /proc/self/io (zero where it cannot be read). */

@@ -104,7 +104,10 @@ final class ShaleSeedStore implements SeedStore {
       passes += l.bloomChecks() - l.bloomUseful();
       bloom += l.bloomBytes();
     }
-    return new Counters(s.compactionWritten().total(), probes, passes, bloom, throttled.sum(),
+    // File bytes, as RocksDB's COMPACT_WRITE_BYTES (compactionWritten() counts raw, uncompressed
+    // key and value bytes); blob GC relocates into blob files, written uncompressed.
+    return new Counters(s.compactionBytesWritten() + s.blobGcRelocatedBytes(), probes, passes,
+        bloom, throttled.sum(),
         s.writeDelayNanos() / 1000);
   }
 

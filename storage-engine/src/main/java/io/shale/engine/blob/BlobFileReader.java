@@ -93,10 +93,16 @@ public final class BlobFileReader implements AutoCloseable {
     return v;
   }
 
-  /** Read {@code length} raw bytes at {@code offset} (read-ahead for scans). */
-  public int readRaw(long offset, byte[] into, int length) throws IOException {
-    int n = (int) Math.min(length, dataEnd() - offset);
-    DurableFiles.readFully(channel, ByteBuffer.wrap(into, 0, n), offset, file);
+  /**
+   * Read at least {@code needed}, at most {@code wanted} raw bytes of the record area at
+   * {@code offset} into {@code into[at, ...)} (read-ahead for scans); returns how many.
+   */
+  int readSome(long offset, byte[] into, int at, int needed, int wanted) throws IOException {
+    if (offset + needed > dataEnd()) {
+      throw new CorruptionException(file, offset, needed + " bytes reach outside the record area");
+    }
+    int n = (int) Math.min(wanted, dataEnd() - offset);
+    DurableFiles.readFully(channel, ByteBuffer.wrap(into, at, n), offset, file);
     return n;
   }
 

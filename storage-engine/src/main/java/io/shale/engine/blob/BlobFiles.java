@@ -1,5 +1,6 @@
 package io.shale.engine.blob;
 
+import io.shale.engine.io.Readahead;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -49,58 +50,49 @@ public final class BlobFiles implements AutoCloseable {
     }
   }
 
-  /** A resolver for one scan, reading ahead {@code readaheadBytes} at a time. */
+  /** A resolver for one scan, reading ahead up to {@code readaheadBytes} at a time. */
   public Resolver scanResolver(int readaheadBytes) {
     return new Resolver(readaheadBytes);
   }
 
   /**
    * Resolves pointers for one scan. Flushes write a memtable's large values in key order, so a
-   * scan's pointers usually walk a blob file forward: one read of {@code readahead} bytes then
-   * serves many values. Not thread-safe (one scan, one thread).
+   * scan over values written together walks a blob file forward: after an exact first read, the
+   * read-ahead window grows (from 64 KiB, doubling) while the pointers stay sequential, and one
+   * read then serves many values. Pointers that jump between files or backwards (values written
+   * at different times) are read exactly, so a short scan costs no more than its values. Not
+   * thread-safe (one scan, one thread).
    */
   public final class Resolver {
-    private final int readahead;
-    private byte[] buffer;
-    private long bufferFile = -1;
-    private long bufferStart;
-    private int bufferLength;
+    private static final int INITIAL_WINDOW = 64 << 10;
+    private final Readahead readahead;
     private long reads;
 
-    Resolver(int readahead) {
-      this.readahead = readahead;
+    Resolver(int readaheadBytes) {
+      this.readahead = readaheadBytes <= 0 ? null
+          : Readahead.adaptive(Math.min(INITIAL_WINDOW, readaheadBytes), readaheadBytes);
     }
 
     public byte[] resolve(BlobPointer p) {
-      BlobFileReader r = reader(p.fileNumber());
-      if (readahead <= 0 || p.length() >= readahead) {
+      if (readahead == null) {
         reads++;
         return BlobFiles.this.read(p);
       }
+      BlobFileReader r = reader(p.fileNumber());
       r.checkBounds(p);
-      boolean hit = bufferFile == p.fileNumber() && p.offset() >= bufferStart
-          && p.offset() + p.length() <= bufferStart + bufferLength;
-      if (!hit) {
-        if (buffer == null) {
-          buffer = new byte[readahead];
-        }
-        try {
-          bufferLength = r.readRaw(p.offset(), buffer, readahead);
-        } catch (IOException e) {
-          throw new UncheckedIOException("reading blob file " + p.fileNumber(), e);
-        }
-        bufferFile = p.fileNumber();
-        bufferStart = p.offset();
-        reads++;
+      byte[] v = new byte[p.length()];
+      try {
+        readahead.read(p.fileNumber(), p.offset(), v, 0, v.length, r::readSome);
+      } catch (IOException e) {
+        throw new UncheckedIOException("reading blob file " + p.fileNumber(), e);
       }
-      int at = (int) (p.offset() - bufferStart);
-      r.verify(p, buffer, at);
-      return java.util.Arrays.copyOfRange(buffer, at, at + p.length());
+      r.verify(p, v, 0);
+      return v;
     }
 
     /** Reads issued to blob files so far (for tests of read-ahead). */
     public long reads() {
-      return reads;
+      return readahead == null ? reads : readahead.reads();
     }
   }
 

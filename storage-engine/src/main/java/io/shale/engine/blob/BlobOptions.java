@@ -9,8 +9,9 @@ package io.shale.engine.blob;
  * @param gcThresholdRatio a blob file whose dead bytes reach this fraction of its bytes is
  *     rewritten (0.5: space amplification from dead values stays under about 2x)
  * @param fileSizeBytes a flush or GC starts a new blob file past this size (256 MiB)
- * @param scanReadaheadBytes scans read blob files in chunks of this size (256 KiB), so a scan
- *     over values written together costs a few large reads instead of one read per value
+ * @param scanReadaheadBytes the largest read-ahead window of a scan's blob reads (256 KiB): a
+ *     scan over values written together costs a few large reads instead of one read per value,
+ *     while a scan whose values are scattered over files reads each exactly (0: no read-ahead)
  */
 public record BlobOptions(boolean enabled, int minValueSizeBytes, double gcThresholdRatio,
     long fileSizeBytes, int scanReadaheadBytes) {

@@ -40,7 +40,7 @@ class EngineConfigTest {
         memtable_size = "32MiB"
         block_cache_size = "1.5GiB"
         max_open_files = 5000
-        mmap_reads = false
+        mmap_reads = true
         block_size = "16KiB"
         block_restart_interval = 32
         compression = "none"
@@ -107,7 +107,7 @@ class EngineConfigTest {
     assertThat(c.score().tombstoneWeight()).isEqualTo(2.5);
     assertThat(c.score().ageWeight()).isEqualTo(1.0);
     assertThat(c.score().ageCapDays()).isEqualTo(7.5);
-    assertThat(o.mmapReads()).isFalse();
+    assertThat(o.mmapReads()).isTrue();
 
     assertThat(o.budget().bytesPerSecond()).isEqualTo(16L << 20);
     assertThat(o.budget().windows()).hasSize(2);

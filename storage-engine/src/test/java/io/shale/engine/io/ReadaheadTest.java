@@ -1,0 +1,112 @@
+package io.shale.engine.io;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class ReadaheadTest {
+  private static final int FILE = 1 << 20;
+
+  /** A 1 MiB "file" whose byte i is (i * 31) mod 251, recording the size of every read. */
+  private static final class FakeFile implements Readahead.Source {
+    final List<Integer> reads = new ArrayList<>();
+
+    @Override
+    public int read(long offset, byte[] into, int at, int needed, int wanted) throws IOException {
+      if (offset + needed > FILE) {
+        throw new IOException("past the end: " + offset + "+" + needed);
+      }
+      int n = (int) Math.min(wanted, FILE - offset);
+      for (int i = 0; i < n; i++) {
+        into[at + i] = byteAt(offset + i);
+      }
+      reads.add(n);
+      return n;
+    }
+
+    static byte byteAt(long i) {
+      return (byte) ((i * 31) % 251);
+    }
+  }
+
+  private static void assertBytes(byte[] b, int at, long offset, int length) {
+    for (int i = 0; i < length; i++) {
+      assertThat(b[at + i]).as("byte %d", offset + i).isEqualTo(FakeFile.byteAt(offset + i));
+    }
+  }
+
+  @Test
+  void randomReadsFetchExactlyTheirBytes() throws IOException {
+    FakeFile f = new FakeFile();
+    Readahead ra = Readahead.adaptive(16 << 10, 256 << 10);
+    SplittableRandom rnd = new SplittableRandom(1);
+    long last = 0;
+    for (int i = 0; i < 200; i++) {
+      long off;
+      do {
+        off = rnd.nextLong(FILE - 4096);
+      } while (off >= last && off - last <= (256 << 10)); // never just after the previous read
+      byte[] b = new byte[4096];
+      ra.read(7, off, b, 0, 4096, f);
+      assertBytes(b, 0, off, 4096);
+      last = off + 4096;
+    }
+    assertThat(f.reads).hasSize(200).allMatch(n -> n == 4096);
+  }
+
+  @Test
+  void sequentialReadsGrowTheWindowUpToTheMaximum() throws IOException {
+    FakeFile f = new FakeFile();
+    Readahead ra = Readahead.adaptive(16 << 10, 64 << 10);
+    byte[] b = new byte[4000];
+    for (long off = 0; off + 4000 <= FILE; off += 4000) {
+      ra.read(3, off, b, 0, 4000, f);
+      assertBytes(b, 0, off, 4000);
+    }
+    // Exact first read, then 16, 32 KiB, then 64 KiB windows.
+    assertThat(f.reads.subList(0, 4)).containsExactly(4000, 16 << 10, 32 << 10, 64 << 10);
+    assertThat(f.reads.subList(3, f.reads.size() - 1)).allMatch(n -> n == 64 << 10);
+    long total = f.reads.stream().mapToLong(Integer::longValue).sum();
+    assertThat(total).isBetween((long) FILE - 4000, (long) FILE + (64 << 10));
+    assertThat(ra.reads()).isEqualTo(f.reads.size()).isLessThan(25);
+  }
+
+  @Test
+  void anotherFileOrAJumpBackStartsOverWithExactReads() throws IOException {
+    FakeFile f = new FakeFile();
+    Readahead ra = Readahead.adaptive(16 << 10, 64 << 10);
+    byte[] b = new byte[1000];
+    ra.read(1, 0, b, 0, 1000, f);
+    ra.read(1, 1000, b, 0, 1000, f); // sequential: a 16 KiB window
+    ra.read(2, 1000, b, 0, 1000, f); // another file: exact
+    assertBytes(b, 0, 1000, 1000);
+    ra.read(2, 500_000, b, 0, 1000, f); // a jump forward beyond the window: exact
+    ra.read(2, 100, b, 0, 1000, f); // backwards: exact
+    assertThat(f.reads).containsExactly(1000, 16 << 10, 1000, 1000, 1000);
+  }
+
+  @Test
+  void aFixedWindowReadsAheadFromTheFirstReadAndStopsAtTheEnd() throws IOException {
+    FakeFile f = new FakeFile();
+    Readahead ra = Readahead.fixed(300_000);
+    byte[] b = new byte[10_000];
+    for (long off = 0; off + 10_000 <= FILE; off += 10_000) {
+      ra.read(9, off, b, 0, 10_000, f);
+      assertBytes(b, 0, off, 10_000);
+    }
+    assertThat(f.reads).containsExactly(300_000, 300_000, 300_000, FILE - 900_000);
+  }
+
+  @Test
+  void aReadPastTheEndIsTheSourcesError() {
+    FakeFile f = new FakeFile();
+    Readahead ra = Readahead.fixed(64 << 10);
+    assertThatThrownBy(() -> ra.read(1, FILE - 10, new byte[100], 0, 100, f))
+        .isInstanceOf(IOException.class).hasMessageContaining("past the end");
+  }
+}
