@@ -581,7 +581,7 @@ public final class Engine implements ReadView, AutoCloseable {
         if (f.overlaps(o.start(), o.end())) {
           TableReader r = tableCache.acquire(f.number());
           readers.add(r);
-          sources.add(r.iterator(d, true));
+          sources.add(r.iterator(d));
         }
       }
       for (int level = 1; level < rs.version.numLevels(); level++) {

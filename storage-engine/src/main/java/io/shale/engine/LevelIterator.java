@@ -40,7 +40,7 @@ final class LevelIterator implements InternalIterator {
     } catch (IOException e) {
       throw new UncheckedIOException("opening table " + files.get(i).number(), e);
     }
-    current = reader.iterator(direction, true);
+    current = reader.iterator(direction);
   }
 
   private void closeCurrent() {

@@ -168,7 +168,7 @@ public final class BlobGcJob {
       for (FileMetadata f : group) {
         TableReader r = tables.acquire(f.number());
         readers.add(r);
-        its.add(r.iterator(Direction.FORWARD, false));
+        its.add(r.compactionIterator(group.size(), n -> { }));
       }
       try (MergingIterator merged = new MergingIterator(its, Direction.FORWARD)) {
         return out.write(merged, k -> false, relocation, stop);

@@ -98,10 +98,11 @@ public final class CompactionJob {
     List<TableReader> readers = new ArrayList<>();
     List<InternalIterator> its = new ArrayList<>();
     try {
+      int inputs = compaction.allInputs().size();
       for (FileMetadata f : compaction.allInputs()) {
         TableReader r = tables.acquire(f.number());
         readers.add(r);
-        its.add(r.iterator(Direction.FORWARD, false, readCharge));
+        its.add(r.compactionIterator(inputs, readCharge));
       }
       TableOutput.Result result;
       try (MergingIterator merged = new MergingIterator(its, Direction.FORWARD)) {

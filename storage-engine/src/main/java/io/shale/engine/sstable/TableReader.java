@@ -36,12 +36,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class TableReader {
   /**
-   * Read-ahead without a memory mapping: compaction reads its inputs forward in windows of
-   * {@code COMPACTION_READAHEAD} (RocksDB's compaction_readahead_size default is 2 MiB; block-by-
-   * block reads made one 44 MB compaction take 13 s on the seed benchmark's disk); scans start
-   * with exact block reads and grow a window while they stay sequential.
+   * Read-ahead without a memory mapping: a compaction reads its inputs forward in large windows
+   * (block-by-block reads made one 44 MB compaction take 13 s on the seed benchmark's disk;
+   * RocksDB's compaction_readahead_size is 2 MiB), sharing {@code COMPACTION_READAHEAD_BUDGET}
+   * among its inputs so that a level-0 backlog of a hundred files does not need a hundred
+   * buffers of 1 MiB; scans start with exact block reads and grow a window while they stay
+   * sequential.
    */
-  static final int COMPACTION_READAHEAD = 1 << 20;
+  static final int COMPACTION_READAHEAD_MAX = 1 << 20;
+  static final int COMPACTION_READAHEAD_MIN = 64 << 10;
+  static final int COMPACTION_READAHEAD_BUDGET = 8 << 20;
   static final int SCAN_READAHEAD_INITIAL = 16 << 10;
   static final int SCAN_READAHEAD_MAX = 256 << 10;
   private final Path file;
@@ -269,15 +273,25 @@ public final class TableReader {
     }
   }
 
-  /** An iterator over this table. {@code fillCache=false} for compaction reads. */
-  public InternalIterator iterator(Direction direction, boolean fillCache) {
-    return new TableIterator(direction, fillCache, n -> { });
+  /** An iterator over this table for a reader: blocks go through the block cache. */
+  public InternalIterator iterator(Direction direction) {
+    Readahead ra = map != null || direction != Direction.FORWARD ? null
+        : Readahead.adaptive(SCAN_READAHEAD_INITIAL, SCAN_READAHEAD_MAX);
+    return new TableIterator(direction, true, ra, n -> { });
   }
 
-  /** An iterator that reports the size of every data block it loads (the I/O budget). */
-  public InternalIterator iterator(Direction direction, boolean fillCache,
+  /**
+   * A forward iterator for one of {@code inputs} tables a compaction (or blob collection) merges:
+   * blocks bypass the block cache, files are read ahead in windows that together stay within a
+   * fixed budget, and the size of every block loaded is reported to {@code blockReadCharge} (the
+   * I/O budget).
+   */
+  public InternalIterator compactionIterator(int inputs,
       java.util.function.LongConsumer blockReadCharge) {
-    return new TableIterator(direction, fillCache, blockReadCharge);
+    int window = Math.max(COMPACTION_READAHEAD_MIN,
+        Math.min(COMPACTION_READAHEAD_MAX, COMPACTION_READAHEAD_BUDGET / Math.max(1, inputs)));
+    return new TableIterator(Direction.FORWARD, false,
+        map != null ? null : Readahead.fixed(window), blockReadCharge);
   }
 
   /** Read every data block and check its checksum; returns the number of blocks checked. */
@@ -305,14 +319,13 @@ public final class TableReader {
     private final Readahead readahead;
     private Block.Iter dataIter;
 
-    TableIterator(Direction direction, boolean fillCache, java.util.function.LongConsumer readCharge) {
+    TableIterator(Direction direction, boolean fillCache, Readahead readahead,
+        java.util.function.LongConsumer readCharge) {
       this.direction = direction;
       this.fillCache = fillCache;
+      this.readahead = readahead;
       this.readCharge = readCharge;
       this.indexIter = index.iterator(direction);
-      this.readahead = map != null || direction != Direction.FORWARD ? null
-          : fillCache ? Readahead.adaptive(SCAN_READAHEAD_INITIAL, SCAN_READAHEAD_MAX)
-          : Readahead.fixed(COMPACTION_READAHEAD);
     }
 
     private void loadBlock() {

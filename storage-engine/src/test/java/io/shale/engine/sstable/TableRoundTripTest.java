@@ -61,14 +61,14 @@ class TableRoundTripTest {
     TableReader r = TableReader.open(file, 1, new BlockCache(1 << 20));
     try {
       assertThat(r.properties().entries()).isEqualTo(props.entries());
-      assertThat(keys(r.iterator(Direction.FORWARD, true), null)).containsExactlyElementsOf(render(model.keySet()));
+      assertThat(keys(r.iterator(Direction.FORWARD), null)).containsExactlyElementsOf(render(model.keySet()));
       List<String> reversed = render(model.descendingKeySet());
-      assertThat(keys(r.iterator(Direction.REVERSE, true), null)).containsExactlyElementsOf(reversed);
+      assertThat(keys(r.iterator(Direction.REVERSE), null)).containsExactlyElementsOf(reversed);
       for (int i = 0; i < 300; i++) {
         byte[] target = String.format("key-%06d", rnd.nextInt(110_000)).getBytes(StandardCharsets.UTF_8);
-        assertThat(keys(r.iterator(Direction.FORWARD, true), target))
+        assertThat(keys(r.iterator(Direction.FORWARD), target))
             .as("forward seek").containsExactlyElementsOf(render(model.tailMap(target, true).keySet()));
-        assertThat(keys(r.iterator(Direction.REVERSE, true), target))
+        assertThat(keys(r.iterator(Direction.REVERSE), target))
             .as("reverse seek").containsExactlyElementsOf(render(model.headMap(target, false).descendingKeySet()));
         StoredValue got = r.get(target, 7);
         if (!model.containsKey(target)) {
