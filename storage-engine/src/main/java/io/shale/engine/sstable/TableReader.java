@@ -261,7 +261,7 @@ public final class TableReader {
    * table holds none. Does not consult the Bloom filter (the caller does, to count its checks).
    */
   public StoredValue get(byte[] userKey, long readSequence) {
-    try (TableIterator it = new TableIterator(Direction.FORWARD, true, n -> { })) {
+    try (TableIterator it = new TableIterator(Direction.FORWARD, true, null, n -> { })) {
       it.seek(userKey);
       while (it.valid() && Keys.compare(it.userKey(), userKey) == 0) {
         if (it.sequence() <= readSequence) {
