@@ -35,7 +35,10 @@ public final class SeedBench {
         --out DIR               where the report and the engines' data go (ops/target/seed-bench)
         --no-cgroup             do not limit memory (the report says so)
         --keep-data             keep each engine's data directory after its run
-        -h, --help              this text""";
+        -h, --help              this text
+      Environment: SEED_BENCH_CHILD_OPTS, extra JVM options for each engine's process ({config} is
+      replaced by the configuration's name), e.g. a Flight Recorder profile:
+        SEED_BENCH_CHILD_OPTS='-XX:StartFlightRecording=filename=/tmp/seed-{config}.jfr,settings=profile'""";
 
   private boolean quick;
   private long memory = 512L << 20;
@@ -146,7 +149,13 @@ public final class SeedBench {
       deleteTree(dir);
       Files.createDirectories(data);
       List<String> cmd = new ArrayList<>(List.of(javaBinary(), "-Xms" + heap, "-Xmx" + heap,
-          "-XX:-UsePerfData", "-cp", System.getProperty("java.class.path"),
+          "-XX:-UsePerfData"));
+      // For profiling, e.g. SEED_BENCH_CHILD_OPTS="-XX:StartFlightRecording=filename=/tmp/x.jfr"
+      String childOpts = System.getenv("SEED_BENCH_CHILD_OPTS");
+      if (childOpts != null && !childOpts.isBlank()) {
+        cmd.addAll(List.of(childOpts.trim().replace("{config}", c.slug()).split("\\s+")));
+      }
+      cmd.addAll(List.of("-cp", System.getProperty("java.class.path"),
           SeedRun.class.getName(), c.slug(), data.toString(), dir.toString(), Long.toString(keys),
           Integer.toString(mixedSeconds), Integer.toString(threads), Long.toString(seed),
           quick ? "quick" : "full"));

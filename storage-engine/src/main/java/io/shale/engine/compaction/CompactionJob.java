@@ -67,6 +67,14 @@ public final class CompactionJob {
     };
   }
 
+  /** Cuts outputs that would overlap more than 10 target files of the level below the output. */
+  private GrandparentBoundary grandparentBoundary() {
+    int below = compaction.outputLevel() + 1;
+    List<FileMetadata> grandparents = below >= version.numLevels() ? List.of()
+        : version.overlapping(below, compaction.smallestKey(), compaction.largestKey());
+    return new GrandparentBoundary(grandparents, 10 * output.targetFileSize());
+  }
+
   private boolean rangeIsBottommost() {
     byte[] lo = compaction.smallestKey();
     byte[] hi = compaction.largestKey();
@@ -106,7 +114,7 @@ public final class CompactionJob {
       }
       TableOutput.Result result;
       try (MergingIterator merged = new MergingIterator(its, Direction.FORWARD)) {
-        result = output.write(merged, bottommostCheck(), null, stop);
+        result = output.write(merged, bottommostCheck(), null, stop, grandparentBoundary());
       }
       List<VersionEdit.Added> added = new ArrayList<>();
       for (FileMetadata f : result.files()) {

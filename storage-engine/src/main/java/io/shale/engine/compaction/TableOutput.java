@@ -71,6 +71,10 @@ public final class TableOutput {
     this.ioCharge = ioCharge;
   }
 
+  public long targetFileSize() {
+    return targetFileSize;
+  }
+
   /**
    * What the write consumed and produced.
    *
@@ -90,6 +94,17 @@ public final class TableOutput {
    */
   public Result write(InternalIterator source, Predicate<byte[]> canDropTombstone,
       ValueRewriter rewriter, BooleanSupplier stop) throws IOException {
+    return write(source, canDropTombstone, rewriter, stop, key -> false);
+  }
+
+  /**
+   * As {@link #write(InternalIterator, Predicate, ValueRewriter, BooleanSupplier)}, also cutting
+   * a new file before every key written for which {@code cutBefore} is true (it sees each written
+   * key once, in order; see {@link GrandparentBoundary}).
+   */
+  public Result write(InternalIterator source, Predicate<byte[]> canDropTombstone,
+      ValueRewriter rewriter, BooleanSupplier stop, Predicate<byte[]> cutBefore)
+      throws IOException {
     List<FileMetadata> done = new ArrayList<>();
     Map<Long, long[]> garbage = new TreeMap<>();
     TableBuilder builder = null;
@@ -126,7 +141,8 @@ public final class TableOutput {
             value = r.value();
           }
         }
-        if (builder != null && builder.estimatedFileSize() >= targetFileSize) {
+        boolean cut = cutBefore.test(key);
+        if (builder != null && (cut || builder.estimatedFileSize() >= targetFileSize)) {
           FileMetadata f = finish(builder);
           written += f.size();
           done.add(f);
