@@ -18,6 +18,9 @@ package io.shale.engine.compaction;
  * and an old file has had the longest to accumulate shadowed versions. A file is eligible when
  * {@code size_pressure * tombstone_factor >= 1}: age orders candidates but never triggers a
  * compaction alone (otherwise every old file of a half-full level would be rewritten every day).
+ * A file made eligible by its tombstones alone (its level under target) is also held back while
+ * its compaction would rewrite more than {@code level_multiplier} times its size of the next level
+ * ({@link CompactionPicker}): dropping its tombstones is then not worth the I/O.
  *
  * @param tombstoneWeight weight of the tombstone ratio; 0 turns the factor off
  * @param ageWeight weight of the age in days; 0 turns the factor off

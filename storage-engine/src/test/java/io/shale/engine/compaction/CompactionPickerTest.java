@@ -86,6 +86,31 @@ class CompactionPickerTest {
   }
 
   @Test
+  void aTombstoneDenseFileOfAnUnderTargetLevelWaitsIfItsCompactionWouldRewriteTooMuch() {
+    // Level 1 at 0.5 of its target; file 1 (1 MiB, 50% tombstones) would be eligible, but it
+    // overlaps 11 MiB of level 2 (more than 10x its size), file 2 only 10 MiB.
+    List<VersionEdit.Added> added = new ArrayList<>();
+    added.add(new VersionEdit.Added(1, file(1, "a", "f", MIB, 0.5, 0)));
+    added.add(new VersionEdit.Added(1, file(2, "g", "m", MIB, 0.5, 0)));
+    added.add(new VersionEdit.Added(1, file(3, "n", "z", 3 * MIB, 0.0, 0)));
+    for (int i = 0; i < 11; i++) {
+      added.add(new VersionEdit.Added(2, file(10 + i, "b" + (char) ('a' + i), "b" + (char) ('a' + i), MIB, 0, 0)));
+    }
+    for (int i = 0; i < 10; i++) {
+      added.add(new VersionEdit.Added(2, file(30 + i, "h" + (char) ('a' + i), "h" + (char) ('a' + i), MIB, 0, 0)));
+    }
+    Version v = Version.empty(7).apply(VersionEdit.of(added, List.of()));
+    List<CompactionPicker.Candidate> c = new CompactionPicker(OPTIONS).candidates(v, NOW);
+    assertThat(c).extracting(x -> x.file().number()).containsExactly(2L);
+    assertThat(c.get(0).reason()).isEqualTo(CompactionReason.TOMBSTONES);
+    // Over target, size makes every file eligible whatever its overlap.
+    added.add(new VersionEdit.Added(1, file(4, "za", "zz", 6 * MIB, 0.0, 0)));
+    Version full = Version.empty(7).apply(VersionEdit.of(added, List.of()));
+    assertThat(new CompactionPicker(OPTIONS).candidates(full, NOW))
+        .extracting(x -> x.file().number()).contains(1L, 2L, 3L, 4L);
+  }
+
+  @Test
   void levelZeroCompactsAllItsFilesWithTheOverlappingLevelOneFiles() {
     List<VersionEdit.Added> added = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
