@@ -111,6 +111,26 @@ class CompactionPickerTest {
   }
 
   @Test
+  void aFileThatWouldRewriteMoreThanTheFanOutLosesPriorityInProportion() {
+    // Level 1 over target (pressure 1.5). File 1 overlaps 20 MiB of level 2 for its 1 MiB (twice
+    // the fan-out of 10): its score is halved; file 2 overlaps nothing; file 3 exactly 10x.
+    List<VersionEdit.Added> added = new ArrayList<>();
+    added.add(new VersionEdit.Added(1, file(1, "a", "f", MIB, 0.0, 0)));
+    added.add(new VersionEdit.Added(1, file(2, "g", "m", 13 * MIB, 0.0, 0)));
+    added.add(new VersionEdit.Added(1, file(3, "n", "z", MIB, 0.0, 0)));
+    added.add(new VersionEdit.Added(2, file(10, "b", "e", 20 * MIB, 0, 0)));
+    added.add(new VersionEdit.Added(2, file(11, "o", "p", 10 * MIB, 0, 0)));
+    Version v = Version.empty(7).apply(VersionEdit.of(added, List.of()));
+    List<CompactionPicker.Candidate> c = new CompactionPicker(OPTIONS).candidates(v, NOW);
+    assertThat(c).extracting(x -> x.file().number()).containsExactly(2L, 3L, 1L);
+    assertThat(c.get(0).score()).isCloseTo(1.5, within(1e-6));
+    assertThat(c.get(1).score()).isCloseTo(1.5, within(1e-6));
+    assertThat(c.get(2).score()).isCloseTo(0.75, within(1e-6));
+    assertThat(CompactionPicker.overlapBytes(v.files(1), v.files(2)))
+        .containsExactly(20 * MIB, 0, 10 * MIB);
+  }
+
+  @Test
   void levelZeroCompactsAllItsFilesWithTheOverlappingLevelOneFiles() {
     List<VersionEdit.Added> added = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
