@@ -20,7 +20,8 @@ package io.shale.engine.compaction;
  * compaction alone (otherwise every old file of a half-full level would be rewritten every day).
  * A file made eligible by its tombstones alone (its level under target) is also held back while
  * its compaction would rewrite more than {@code level_multiplier} times its size of the next level
- * ({@link CompactionPicker}): dropping its tombstones is then not worth the I/O.
+ * ({@link CompactionPicker}): dropping its tombstones is then not worth the I/O. Level 0 is
+ * compacted at its file-count trigger only (its candidates' scores still carry both factors).
  *
  * @param tombstoneWeight weight of the tombstone ratio; 0 turns the factor off
  * @param ageWeight weight of the age in days; 0 turns the factor off

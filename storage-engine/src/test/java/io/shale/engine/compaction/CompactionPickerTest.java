@@ -143,9 +143,15 @@ class CompactionPickerTest {
     assertThat(c.level()).isZero();
     assertThat(c.inputs()).hasSize(4);
     assertThat(c.outputLevelInputs()).extracting(FileMetadata::number).containsExactly(1L);
-    // Three files are under the trigger: nothing to do.
+    // Three files are under the trigger: nothing to do, even when they are all tombstones.
     Version three = Version.empty(7).apply(VersionEdit.of(added.subList(0, 3), List.of()));
     assertThat(new CompactionPicker(OPTIONS).pick(three, Set.of(), List.of(), NOW)).isNull();
+    List<VersionEdit.Added> deletes = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      deletes.add(new VersionEdit.Added(0, file(20 + i, "b", "m", MIB, 1.0, 0)));
+    }
+    Version tombstones = Version.empty(7).apply(VersionEdit.of(deletes, List.of()));
+    assertThat(new CompactionPicker(OPTIONS).pick(tombstones, Set.of(), List.of(), NOW)).isNull();
   }
 
   @Test
