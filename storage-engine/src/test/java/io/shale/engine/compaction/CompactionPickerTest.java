@@ -103,6 +103,11 @@ class CompactionPickerTest {
     List<CompactionPicker.Candidate> c = new CompactionPicker(OPTIONS).candidates(v, NOW);
     assertThat(c).extracting(x -> x.file().number()).containsExactly(2L);
     assertThat(c.get(0).reason()).isEqualTo(CompactionReason.TOMBSTONES);
+    // With keys of its range in level 3, compacting it into level 2 would drop no tombstone.
+    List<VersionEdit.Added> deeper = new ArrayList<>(added);
+    deeper.add(new VersionEdit.Added(3, file(50, "k", "k", MIB, 0, 0)));
+    Version v3 = Version.empty(7).apply(VersionEdit.of(deeper, List.of()));
+    assertThat(new CompactionPicker(OPTIONS).candidates(v3, NOW)).isEmpty();
     // Over target, size makes every file eligible whatever its overlap.
     added.add(new VersionEdit.Added(1, file(4, "za", "zz", 6 * MIB, 0.0, 0)));
     Version full = Version.empty(7).apply(VersionEdit.of(added, List.of()));
