@@ -28,6 +28,7 @@ public final class SeedBench {
         --memory SIZE           memory limit of each engine's process, page cache included (512MiB)
         --heap SIZE             JVM heap of each engine's process, inside that limit (128MiB)
         --data-ratio X          data set size as a multiple of --memory (3.0)
+        --warmup-seconds N      unmeasured mixed workload before the timed phase (30; --quick: 1)
         --mixed-seconds N       length of the timed mixed phase per configuration (150)
         --threads N             client threads; reads wait on the disk, so more than cores (16)
         --seed N                request-stream seed (42)
@@ -44,6 +45,7 @@ public final class SeedBench {
   private long memory = 512L << 20;
   private long heap = 128L << 20;
   private double dataRatio = 3.0;
+  private int warmupSeconds = 30;
   private int mixedSeconds = 150;
   private int threads = 16;
   private long seed = 42;
@@ -79,6 +81,8 @@ public final class SeedBench {
         case "--memory" -> memory = ByteSize.parse("--memory", need(a, ++i, "--memory"));
         case "--heap" -> heap = ByteSize.parse("--heap", need(a, ++i, "--heap"));
         case "--data-ratio" -> dataRatio = positive("--data-ratio", need(a, ++i, "--data-ratio"));
+        case "--warmup-seconds" -> warmupSeconds = (int) nonNegative("--warmup-seconds",
+            need(a, ++i, "--warmup-seconds"));
         case "--mixed-seconds" -> mixedSeconds = (int) positive("--mixed-seconds", need(a, ++i, "--mixed-seconds"));
         case "--threads" -> threads = (int) positive("--threads", need(a, ++i, "--threads"));
         case "--seed" -> seed = Long.parseLong(need(a, ++i, "--seed"));
@@ -101,12 +105,20 @@ public final class SeedBench {
       if (!List.of(a).contains("--mixed-seconds")) {
         mixedSeconds = 6;
       }
+      if (!List.of(a).contains("--warmup-seconds")) {
+        warmupSeconds = 1;
+      }
     }
     if (!quick && heap + (64L << 20) > memory) {
       throw new IllegalArgumentException("--heap " + ByteSize.format(heap)
           + " leaves no room in --memory " + ByteSize.format(memory) + " for the page cache");
     }
     return true;
+  }
+
+  private static double nonNegative(String name, String text) {
+    double v = positive(name, text.equals("0") ? "1" : text);
+    return text.equals("0") ? 0 : v;
   }
 
   private static double positive(String name, String text) {
@@ -138,8 +150,9 @@ public final class SeedBench {
     String limitText = cgroup ? ByteSize.format(memory) + " (heap " + ByteSize.format(heap) + ")"
         : "none";
     System.out.printf(Locale.ROOT, "seed-bench: %s run, %,d keys (%s of keys and values), memory "
-        + "limit %s, mixed phase %d s x %d threads, configurations %s%n", quick ? "quick" : "full",
-        keys, ByteSize.format(dataBytes), limitText, mixedSeconds, threads, configs);
+        + "limit %s, warm-up %d s, mixed phase %d s x %d threads, configurations %s%n",
+        quick ? "quick" : "full", keys, ByteSize.format(dataBytes), limitText, warmupSeconds,
+        mixedSeconds, threads, configs);
     List<RunResult> results = new ArrayList<>();
     String memoryNote = quick ? "not memory-limited (--quick)" : "not memory-limited (--no-cgroup)";
     for (SeedConfig c : configs) {
@@ -157,7 +170,7 @@ public final class SeedBench {
       }
       cmd.addAll(List.of("-cp", System.getProperty("java.class.path"),
           SeedRun.class.getName(), c.slug(), data.toString(), dir.toString(), Long.toString(keys),
-          Integer.toString(mixedSeconds), Integer.toString(threads), Long.toString(seed),
+          Integer.toString(warmupSeconds), Integer.toString(mixedSeconds), Integer.toString(threads), Long.toString(seed),
           quick ? "quick" : "full"));
       MemoryCgroup group = null;
       if (cgroup) {
@@ -195,7 +208,7 @@ public final class SeedBench {
       }
     }
     SeedReport report = new SeedReport(results, new SeedReport.Setup(quick, keys, dataBytes,
-        memoryNote, mixedSeconds, threads, seed, System.getProperty("shale.ops.revision", "unknown")));
+        memoryNote, warmupSeconds, mixedSeconds, threads, seed, System.getProperty("shale.ops.revision", "unknown")));
     Files.writeString(out.resolve("seed-bench.md"), report.markdown());
     Files.writeString(out.resolve("seed-bench.csv"), report.csv());
     LatencyPlot.write(out.resolve("seed-bench.png"), out, configs);

@@ -10,8 +10,8 @@ import java.util.function.ToDoubleFunction;
 /** The seed benchmark's table (markdown and CSV) and its targets, from the runs' results. */
 final class SeedReport {
   /** How the run was set up, for the report's header. */
-  record Setup(boolean quick, long keys, long dataBytes, String memory, int mixedSeconds,
-      int threads, long seed, String revision) {}
+  record Setup(boolean quick, long keys, long dataBytes, String memory, int warmupSeconds,
+      int mixedSeconds, int threads, long seed, String revision) {}
 
   private enum Unit { MS, COUNT, RATE, GIB_PER_HOUR, MIB, RATIO, PERCENT, TABLES }
 
@@ -75,10 +75,11 @@ final class SeedReport {
   String markdown() {
     StringBuilder b = new StringBuilder();
     b.append(String.format(Locale.ROOT, "Seed benchmark, %s run, engine revision %s: %,d keys "
-        + "(%s of keys and values loaded), %s; mixed phase %d s with %d client threads, seed %d.%n%n",
+        + "(%s of keys and values loaded), %s; %d s of unmeasured warm-up, then a mixed phase of "
+        + "%d s with %d client threads, seed %d.%n%n",
         setup.quick() ? "quick" : "full", setup.revision(), setup.keys(),
-        ByteSize.format(setup.dataBytes()), setup.memory(), setup.mixedSeconds(), setup.threads(),
-        setup.seed()));
+        ByteSize.format(setup.dataBytes()), setup.memory(), setup.warmupSeconds(),
+        setup.mixedSeconds(), setup.threads(), setup.seed()));
     Optional<RunResult> before = of(SeedConfig.BEFORE);
     Optional<RunResult> after = of(SeedConfig.AFTER);
     Optional<RunResult> rocks = of(SeedConfig.ROCKSDB);

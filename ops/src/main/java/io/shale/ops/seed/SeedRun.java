@@ -20,7 +20,9 @@ import org.HdrHistogram.Recorder;
  * Writes {@code result.properties}, {@code seconds.csv} (one row per second of the mixed phase)
  * and {@code compactions.csv} (intervals with a compaction running) into its output directory.
  *
- * <p>Arguments: {@code config dataDir outDir keys mixedSeconds threads seed full|quick}.
+ * <p>Arguments: {@code config dataDir outDir keys warmupSeconds mixedSeconds threads seed
+ * full|quick}. The warm-up runs the same mix on other request streams before the timed phase and
+ * is not measured: it fills the caches and the JIT after the load, as a running store has them.
  */
 public final class SeedRun {
   private static final long MAX_LATENCY_NANOS = 120_000_000_000L;
@@ -31,6 +33,7 @@ public final class SeedRun {
   private final Path dataDir;
   private final Path outDir;
   private final long keys;
+  private final int warmupSeconds;
   private final int mixedSeconds;
   private final int threads;
   private final long seed;
@@ -48,10 +51,11 @@ public final class SeedRun {
     this.dataDir = Paths.get(a[1]);
     this.outDir = Paths.get(a[2]);
     this.keys = Long.parseLong(a[3]);
-    this.mixedSeconds = Integer.parseInt(a[4]);
-    this.threads = Integer.parseInt(a[5]);
-    this.seed = Long.parseLong(a[6]);
-    this.scale = a[7].equals("quick") ? BenchScale.QUICK : BenchScale.FULL;
+    this.warmupSeconds = Integer.parseInt(a[4]);
+    this.mixedSeconds = Integer.parseInt(a[5]);
+    this.threads = Integer.parseInt(a[6]);
+    this.seed = Long.parseLong(a[7]);
+    this.scale = a[8].equals("quick") ? BenchScale.QUICK : BenchScale.FULL;
     this.values = new ValueSource(seed);
     this.liveSizes = new int[Math.toIntExact(keys)];
     for (int i = 0; i < LOCK_STRIPES; i++) {
@@ -60,8 +64,9 @@ public final class SeedRun {
   }
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 8) {
-      System.err.println("usage: SeedRun config dataDir outDir keys mixedSeconds threads seed full|quick");
+    if (args.length != 9) {
+      System.err.println("usage: SeedRun config dataDir outDir keys warmupSeconds mixedSeconds "
+          + "threads seed full|quick");
       System.exit(2);
     }
     new SeedRun(args).run();
@@ -89,10 +94,13 @@ public final class SeedRun {
       double settleSeconds = (System.nanoTime() - t0) / 1e9;
       log("settle: %s after %.1f s; %s", settled ? "idle" : "still compacting", settleSeconds,
           store.shape());
-      // Mixed.
+      // Warm-up, then the timed mixed phase.
+      if (warmupSeconds > 0) {
+        new Mixed(store, warmupSeconds, false).run();
+      }
       SeedStore.Counters before = store.counters();
       ProcIo ioBefore = ProcIo.now();
-      Mixed m = new Mixed(store);
+      Mixed m = new Mixed(store, mixedSeconds, true);
       m.run();
       SeedStore.Counters after = store.counters();
       ProcIo ioAfter = ProcIo.now();
@@ -210,18 +218,26 @@ public final class SeedRun {
     private volatile boolean stop;
     private volatile Throwable failure;
     private long phaseStart;
+    private final int length;
+    /** False for the warm-up: other request streams, nothing written, logged as warm-up. */
+    private final boolean timed;
 
-    Mixed(SeedStore store) {
+    Mixed(SeedStore store, int length, boolean timed) {
       this.store = store;
+      this.length = length;
+      this.timed = timed;
     }
 
     void run() throws Exception {
       phaseStart = System.nanoTime();
-      long end = phaseStart + mixedSeconds * 1_000_000_000L;
+      long end = phaseStart + length * 1_000_000_000L;
       List<Thread> clients = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
-        // Same seeds in every configuration: the same request stream per client thread.
-        SeedWorkload w = new SeedWorkload(keys, seed * 1_000 + t, keys + t * 10_000_000_000L);
+        // Same seeds in every configuration: the same request stream per client thread. The
+        // warm-up's streams and inserted keys are others (its inserts start 5e9 further on).
+        long streamSeed = seed * 1_000 + t + (timed ? 0 : 500);
+        long insertBase = keys + t * 10_000_000_000L + (timed ? 0 : 5_000_000_000L);
+        SeedWorkload w = new SeedWorkload(keys, streamSeed, insertBase);
         Thread th = new Thread(() -> client(w), "client-" + t);
         th.start();
         clients.add(th);
@@ -229,13 +245,14 @@ public final class SeedRun {
       Thread poller = new Thread(this::poll, "compaction-poller");
       poller.setDaemon(true);
       poller.start();
-      try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(outDir.resolve("seconds.csv")))) {
+      Path csvFile = outDir.resolve(timed ? "seconds.csv" : "warmup-seconds.csv");
+      try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(csvFile))) {
         csv.println("second,ops,reads,read_p50_us,read_p99_us,write_p99_us,compacting_share,level0_files");
         long next = phaseStart;
         long lastOps = 0;
         long lastPolls = 0;
         long lastCompacting = 0;
-        for (int second = 1; second <= mixedSeconds && failure == null; second++) {
+        for (int second = 1; second <= length && failure == null; second++) {
           next += 1_000_000_000L;
           sleepUntil(Math.min(next, end));
           Histogram r = reads.getIntervalHistogram();
@@ -256,9 +273,10 @@ public final class SeedRun {
           int l0 = store.level0Files();
           csv.printf(Locale.ROOT, "%d,%d,%d,%.1f,%.1f,%.1f,%.2f,%d%n", second, o - lastOps,
               r.getTotalCount(), micros(r, 50), micros(r, 99), micros(w, 99), share, l0);
-          if (second % 5 == 0 || second == mixedSeconds) {
-            log("mixed: %3d/%d s, %,8.0f ops/s, read p99 %.2f ms, compacting %3.0f%%, L0 %d files",
-                second, mixedSeconds, (o - lastOps) * 1.0, micros(r, 99) / 1000, share * 100, l0);
+          if (second % 5 == 0 || second == length) {
+            log("%s: %3d/%d s, %,8.0f ops/s, read p99 %.2f ms, compacting %3.0f%%, L0 %d files",
+                timed ? "mixed" : "warm-up", second, length, (o - lastOps) * 1.0, micros(r, 99) / 1000,
+                share * 100, l0);
           }
           lastOps = o;
           lastPolls = p;

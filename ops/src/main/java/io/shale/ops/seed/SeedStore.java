@@ -1,10 +1,13 @@
 package io.shale.ops.seed;
 
 import java.io.IOException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
-import java.util.stream.Stream;
 
 /**
  * One engine under the seed benchmark: the operations the workload issues and the counters the
@@ -55,16 +58,24 @@ interface SeedStore extends AutoCloseable {
   record Counters(long compactedBytes, long filterProbes, long filterPasses, long bloomBytes,
       long throttled, long stallMicros) {}
 
-  /** Bytes of every file under {@code dir}. */
+  /** Bytes of every file under {@code dir}; files deleted while it looks (compaction) count 0. */
   static long diskBytes(Path dir) throws IOException {
-    try (Stream<Path> s = Files.walk(dir)) {
-      return s.filter(Files::isRegularFile).mapToLong(p -> {
-        try {
-          return Files.size(p);
-        } catch (IOException e) {
-          return 0; // deleted by a compaction while we walked
+    long[] total = new long[1];
+    Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+      @Override
+      public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+        total[0] += attrs.isRegularFile() ? attrs.size() : 0;
+        return FileVisitResult.CONTINUE;
+      }
+
+      @Override
+      public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+        if (e instanceof NoSuchFileException) {
+          return FileVisitResult.CONTINUE;
         }
-      }).sum();
-    }
+        throw e;
+      }
+    });
+    return total[0];
   }
 }

@@ -1,7 +1,21 @@
 /**
- * The seed's workload ({@code ../shared/seed/notes-from-compaction-hell.txt}) as a reproducible
- * request stream, the first piece of the seed benchmark (issue 4): 80% point reads, 15% range
- * scans of 10 to 100 keys, 5% writes (overwrites, inserts, and deletes concentrated on hot key
- * ranges), long-tailed value sizes and zipfian key popularity.
+ * The seed benchmark ({@code ops/bin/seed-bench}): the before/after table of
+ * {@code ../shared/seed/notes-from-compaction-hell.txt} measured on Shale's engine, side by side
+ * with RocksDB.
+ *
+ * <ul>
+ *   <li>{@link io.shale.ops.seed.SeedWorkload}, {@link io.shale.ops.seed.ValueSizes},
+ *       {@link io.shale.ops.seed.Zipfian}: the seed's request stream (80% point reads, 15% scans
+ *       of 10 to 100 keys, 5% writes with deletes on hot ranges; long-tailed values; zipfian
+ *       keys), deterministic per seed;</li>
+ *   <li>{@link io.shale.ops.seed.SeedConfig}, {@link io.shale.ops.seed.BenchScale}: the three
+ *       configurations and the sizes they share;</li>
+ *   <li>{@code SeedStore} and its two implementations: one engine behind the operations and
+ *       counters the report needs;</li>
+ *   <li>{@link io.shale.ops.seed.SeedRun}: one configuration's run in its own JVM (load, settle,
+ *       timed mixed phase, probes); {@link io.shale.ops.seed.SeedBench}: starts one per
+ *       configuration in a memory-limited cgroup ({@code MemoryCgroup}) and writes the report
+ *       ({@code SeedReport}) and the per-second plot ({@code LatencyPlot}).</li>
+ * </ul>
  */
 package io.shale.ops.seed;

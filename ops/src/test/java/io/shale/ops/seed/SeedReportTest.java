@@ -43,7 +43,7 @@ class SeedReportTest {
     // after/RocksDB: throughput 1.2x (met), P99 during compaction 1.25x (missed), WA 0.8x (met).
     RunResult rocks = result("rocksdb", 40_000, 10_000, 1.0, 10_000, 25_000_000);
     String md = new SeedReport(List.of(before, after, rocks), new SeedReport.Setup(false, 1000,
-        4_000_000, "limited", 10, 4, 42, "abc")).markdown();
+        4_000_000, "limited", 3, 10, 4, 42, "abc")).markdown();
     assertThat(md).contains("| Shale before | Shale after | RocksDB | after / before | after / RocksDB |");
     assertThat(md).contains("| Read P99 (during compaction) | 180.00 ms | 50.00 ms | 40.00 ms | 0.28x | 1.25x |");
     assertThat(md).containsPattern("read P99 during compaction at least 3x lower \\| 0\\.28x[^|]*\\| yes");
@@ -59,7 +59,7 @@ class SeedReportTest {
   void csvHasOneColumnPerConfigurationInTheTableUnits() {
     RunResult after = result("after", 50_000, 1L << 30, 1.0, 12_000, 20_000_000);
     String csv = new SeedReport(List.of(after), new SeedReport.Setup(true, 1000, 4_000_000,
-        "none", 10, 4, 42, "abc")).csv();
+        "none", 3, 10, 4, 42, "abc")).csv();
     assertThat(csv.lines().findFirst()).hasValue("metric,unit,after");
     assertThat(csv).contains("\"Read P99 (during compaction)\",ms,50.0000");
     assertThat(csv).contains("\"Bytes compacted per hour\",gib_per_hour,360.0000");
