@@ -66,7 +66,16 @@ final class LatencyPlot {
         maxSecond = Math.max(maxSecond, s.second());
       }
     }
-    double lo = 0.01;
+    double minMs = 1;
+    for (Panel p : panels) {
+      for (Second s : p.seconds()) {
+        if (s.p50Us() > 0) {
+          minMs = Math.min(minMs, s.p50Us() / 1000);
+        }
+      }
+    }
+    // The power of ten below the lowest median, so the P50 line never lies under the axis.
+    double lo = Math.pow(10, Math.floor(Math.log10(minMs)));
     double hi = Math.pow(10, Math.ceil(Math.log10(maxMs * 1.2)));
     int height = panels.size() * (PANEL + TOP + BOTTOM);
     BufferedImage img = new BufferedImage(WIDTH, height, BufferedImage.TYPE_INT_RGB);
@@ -103,7 +112,7 @@ final class LatencyPlot {
       g.drawLine(LEFT + 1, y, LEFT + plotWidth - 1, y);
       g.setColor(Color.DARK_GRAY);
       String label = (v >= 1 ? String.format(Locale.ROOT, "%.0f", v)
-          : v >= 0.1 ? "0.1" : "0.01") + " ms";
+          : String.format(Locale.ROOT, "%." + (int) Math.round(-Math.log10(v)) + "f", v)) + " ms";
       g.drawString(label, LEFT - 8 - g.getFontMetrics().stringWidth(label), y + 4);
     }
     int step = maxSecond <= 30 ? 5 : maxSecond <= 200 ? 15 : 60;

@@ -36,6 +36,7 @@ public final class SeedBench {
         --out DIR               where the report and the engines' data go (ops/target/seed-bench)
         --no-cgroup             do not limit memory (the report says so)
         --keep-data             keep each engine's data directory after its run
+        --plot-only             draw seed-bench.png again from the runs already in --out
         -h, --help              this text
       Environment: SEED_BENCH_CHILD_OPTS, extra JVM options for each engine's process ({config} is
       replaced by the configuration's name), e.g. a Flight Recorder profile:
@@ -53,6 +54,7 @@ public final class SeedBench {
   private Path out = Paths.get("ops/target/seed-bench");
   private boolean cgroup = true;
   private boolean keepData;
+  private boolean plotOnly;
 
   public static void main(String[] argv) throws Exception {
     SeedBench b = new SeedBench();
@@ -96,6 +98,7 @@ public final class SeedBench {
         case "--out" -> out = callerPath(need(a, ++i, "--out"));
         case "--no-cgroup" -> cgroup = false;
         case "--keep-data" -> keepData = true;
+        case "--plot-only" -> plotOnly = true;
         default -> throw new IllegalArgumentException("unknown option " + a[i]);
       }
     }
@@ -144,6 +147,11 @@ public final class SeedBench {
   }
 
   private int run() throws Exception {
+    if (plotOnly) {
+      LatencyPlot.write(out.resolve("seed-bench.png"), out, configs);
+      System.out.println("seed-bench: wrote " + out.resolve("seed-bench.png"));
+      return 0;
+    }
     long dataBytes = quick ? 48L << 20 : (long) (dataRatio * memory);
     long keys = keysFor(dataBytes, seed);
     Files.createDirectories(out);

@@ -129,11 +129,11 @@ final class SeedReport {
       RunResult b = before.get();
       RunResult a = after.get();
       lowerBy(t, "after vs before: read P99 during compaction at least 3x lower",
-          b.readP99DuringCompactionUs(), a.readP99DuringCompactionUs(), 3);
+          b.readP99DuringCompactionUs(), a.readP99DuringCompactionUs(), 3, Unit.MS);
       lowerBy(t, "after vs before: bytes compacted at least 3x fewer", b.compactedPerHour(),
-          a.compactedPerHour(), 3);
+          a.compactedPerHour(), 3, Unit.GIB_PER_HOUR);
       lowerBy(t, "after vs before: SSTables touched per point read on tombstone-heavy ranges at most half",
-          b.hotTablesTouched(), a.hotTablesTouched(), 2);
+          b.hotTablesTouched(), a.hotTablesTouched(), 2, Unit.TABLES);
     }
     if (rocks.isPresent() && after.isPresent()) {
       RunResult r = rocks.get();
@@ -142,17 +142,17 @@ final class SeedReport {
       t.add(new String[] {"after vs RocksDB: throughput at least 1.0x",
           String.format(Locale.ROOT, "%.2fx", tp), tp >= 1.0 ? "yes" : "no"});
       lowerBy(t, "after vs RocksDB: read P99 during compaction at most 1.0x",
-          r.readP99DuringCompactionUs(), a.readP99DuringCompactionUs(), 1);
+          r.readP99DuringCompactionUs(), a.readP99DuringCompactionUs(), 1, Unit.MS);
       lowerBy(t, "after vs RocksDB: write amplification at most 1.0x", r.writeAmplification(),
-          a.writeAmplification(), 1);
+          a.writeAmplification(), 1, Unit.RATIO);
     }
     return t;
   }
 
   private static void lowerBy(List<String[]> t, String what, double reference, double measured,
-      double factor) {
-    String m = measured == 0 ? "reference " + reference + ", measured 0"
-        : String.format(Locale.ROOT, "%.2fx (%.3g vs %.3g)", measured / reference, measured, reference);
+      double factor, Unit unit) {
+    String m = (reference == 0 ? "-" : String.format(Locale.ROOT, "%.2fx", measured / reference))
+        + " (" + format(unit, measured) + " vs " + format(unit, reference) + ")";
     t.add(new String[] {what, m, measured * factor <= reference ? "yes" : "no"});
   }
 
