@@ -16,9 +16,12 @@ import java.util.Set;
  * small file of a sparse level can overlap far more of the next level than the level multiplier
  * (a level-1 file holding 1 MiB of keys spread over the whole key space overlaps all of level 2):
  * on the seed benchmark such compactions wrote 33x to 128x their input, and two thirds of all
- * compaction bytes were tombstone-triggered ones of that kind. So a file whose overlap exceeds
- * {@code level_multiplier} times its size has its score scaled down by that excess (RocksDB orders
- * by overlap ratio alone).
+ * compaction bytes were tombstone-triggered ones of that kind. So within a level each file's
+ * score is scaled by its cost relative to the level's cheapest file: (1 + overlap / size) of the
+ * cheapest over its own. The seed's factors still decide between files of similar cost (a file
+ * with 40% tombstones, factor 2.2, goes first unless it costs more than 2.2 times the cheapest),
+ * and the level's size pressure still decides between levels (RocksDB picks the level by
+ * pressure, then the file by overlap ratio alone).
  *
  * <p>A file that only its tombstones make eligible (its level is under target) is compacted only
  * where that pays: when the compaction drops them, i.e. its output level is the last one holding
@@ -76,6 +79,12 @@ public final class CompactionPicker {
       double pressure = sizePressure(v, level);
       List<FileMetadata> files = v.files(level);
       long[] overlap = overlapBytes(files, v.files(level + 1));
+      // Bytes a compaction writes per byte it moves down: 1 + overlap / size. The cheapest file
+      // of the level keeps its whole score, the others are scaled by how much dearer they are.
+      double cheapest = Double.MAX_VALUE;
+      for (int i = 0; i < files.size(); i++) {
+        cheapest = Math.min(cheapest, writtenPerByteMoved(files.get(i), overlap[i]));
+      }
       for (int i = 0; i < files.size(); i++) {
         FileMetadata f = files.get(i);
         long normal = f.size() * options.levelMultiplier();
@@ -83,14 +92,17 @@ public final class CompactionPicker {
             || overlap[i] > normal || !isBottommost(v, level + 1, f))) {
           continue; // at most eligible for its tombstones, and not worth it (see above)
         }
-        // Files that would rewrite more than the level's fan-out lose priority in proportion.
-        double cost = overlap[i] <= normal ? 1.0 : (double) normal / overlap[i];
+        double cost = cheapest / writtenPerByteMoved(f, overlap[i]);
         add(out, level, f, pressure, f.properties().tombstoneRatio(), f.ageDays(nowMillis), s,
             cost);
       }
     }
     out.sort(Comparator.comparingDouble(Candidate::score).reversed());
     return out;
+  }
+
+  private static double writtenPerByteMoved(FileMetadata f, long overlap) {
+    return 1.0 + (double) overlap / Math.max(1, f.size());
   }
 
   /** True if no level below {@code outputLevel} holds keys in {@code f}'s range. */

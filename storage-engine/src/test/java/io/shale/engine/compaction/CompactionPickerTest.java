@@ -115,24 +115,34 @@ class CompactionPickerTest {
         .extracting(x -> x.file().number()).contains(1L, 2L, 3L, 4L);
   }
 
-  @Test
-  void aFileThatWouldRewriteMoreThanTheFanOutLosesPriorityInProportion() {
-    // Level 1 over target (pressure 1.5). File 1 overlaps 20 MiB of level 2 for its 1 MiB (twice
-    // the fan-out of 10): its score is halved; file 2 overlaps nothing; file 3 exactly 10x.
+  private static Version levelOneOverLevelTwo(long tombstoneFileOverlap) {
+    // Level 1 over target (15 MiB of 10: pressure 1.5). File 1: 1 MiB, 40% tombstones (factor
+    // 2.2). File 2: 13 MiB overlapping nothing (1 byte written per byte moved, the cheapest).
+    // File 3: 1 MiB overlapping 10 MiB (11 bytes written per byte moved).
     List<VersionEdit.Added> added = new ArrayList<>();
-    added.add(new VersionEdit.Added(1, file(1, "a", "f", MIB, 0.0, 0)));
+    added.add(new VersionEdit.Added(1, file(1, "a", "f", MIB, 0.4, 0)));
     added.add(new VersionEdit.Added(1, file(2, "g", "m", 13 * MIB, 0.0, 0)));
     added.add(new VersionEdit.Added(1, file(3, "n", "z", MIB, 0.0, 0)));
-    added.add(new VersionEdit.Added(2, file(10, "b", "e", 20 * MIB, 0, 0)));
+    added.add(new VersionEdit.Added(2, file(10, "b", "e", tombstoneFileOverlap, 0, 0)));
     added.add(new VersionEdit.Added(2, file(11, "o", "p", 10 * MIB, 0, 0)));
-    Version v = Version.empty(7).apply(VersionEdit.of(added, List.of()));
-    List<CompactionPicker.Candidate> c = new CompactionPicker(OPTIONS).candidates(v, NOW);
-    assertThat(c).extracting(x -> x.file().number()).containsExactly(2L, 3L, 1L);
-    assertThat(c.get(0).score()).isCloseTo(1.5, within(1e-6));
-    assertThat(c.get(1).score()).isCloseTo(1.5, within(1e-6));
-    assertThat(c.get(2).score()).isCloseTo(0.75, within(1e-6));
+    return Version.empty(7).apply(VersionEdit.of(added, List.of()));
+  }
+
+  @Test
+  void withinALevelScoresAreScaledByCostAgainstTheCheapestFile() {
+    Version v = levelOneOverLevelTwo(MIB);
     assertThat(CompactionPicker.overlapBytes(v.files(1), v.files(2)))
-        .containsExactly(20 * MIB, 0, 10 * MIB);
+        .containsExactly(MIB, 0, 10 * MIB);
+    List<CompactionPicker.Candidate> c = new CompactionPicker(OPTIONS).candidates(v, NOW);
+    // Tombstones (x2.2) outweigh costing twice the cheapest: 1.5 * 2.2 / 2 = 1.65.
+    assertThat(c).extracting(x -> x.file().number()).containsExactly(1L, 2L, 3L);
+    assertThat(c.get(0).score()).isCloseTo(1.65, within(1e-6));
+    assertThat(c.get(1).score()).isCloseTo(1.5, within(1e-6));
+    assertThat(c.get(2).score()).isCloseTo(1.5 / 11, within(1e-6));
+    // At four times the cheapest's cost they do not: 1.5 * 2.2 / 4 = 0.825.
+    Version dear = levelOneOverLevelTwo(3 * MIB);
+    assertThat(new CompactionPicker(OPTIONS).candidates(dear, NOW))
+        .extracting(x -> x.file().number()).containsExactly(2L, 1L, 3L);
   }
 
   @Test
