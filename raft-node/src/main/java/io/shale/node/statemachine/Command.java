@@ -1,0 +1,25 @@
+package io.shale.node.statemachine;
+
+import java.util.List;
+
+/**
+ * A write as it travels through the Raft log: the state machine applies each committed command
+ * to the engine as one atomic batch tagged with the entry's index.
+ */
+public sealed interface Command permits Command.Batch, Command.CompareAndSet {
+  /** One put or delete of a batch. {@code value} is null for a delete. */
+  record Op(byte[] key, byte[] value) {
+    public boolean isDelete() {
+      return value == null;
+    }
+  }
+
+  /** Puts and deletes applied together or not at all. */
+  record Batch(List<Op> ops) implements Command {}
+
+  /**
+   * Applies {@code then} (a put, or a delete when its value is null) only if the key's current
+   * value equals {@code expected} (null: the key must be absent).
+   */
+  record CompareAndSet(byte[] key, byte[] expected, Op then) implements Command {}
+}

@@ -1,0 +1,158 @@
+package io.shale.node.statemachine;
+
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The byte form of {@link Command}s in the Raft log (Ratis checksums each log entry; this adds a
+ * magic byte and a format version so that a foreign or future entry is refused by name):
+ *
+ * <pre>
+ *   entry  = magic 0x53 ('S'), version 1, kind (1 batch, 2 compare-and-set), body
+ *   batch  = count:int32, count x op
+ *   op     = type (1 put, 2 delete), key, [value if put]
+ *   cas    = key, has-expected (0/1), [expected], op
+ *   key, value, expected = length:int32, bytes
+ * </pre>
+ *
+ * Keys are 1 to {@link #MAX_KEY_BYTES} bytes and may not begin with byte 0, which the node
+ * reserves for its own records in the engine.
+ */
+public final class CommandCodec {
+  static final byte MAGIC = 0x53;
+  static final byte VERSION = 1;
+  static final byte BATCH = 1;
+  static final byte CAS = 2;
+  private static final byte PUT = 1;
+  private static final byte DELETE = 2;
+  public static final int MAX_KEY_BYTES = 64 << 10;
+
+  private CommandCodec() {}
+
+  public static byte[] encode(Command c) {
+    int size = 3;
+    if (c instanceof Command.Batch b) {
+      size += 4;
+      for (Command.Op op : b.ops()) {
+        size += opSize(op);
+      }
+    } else if (c instanceof Command.CompareAndSet cas) {
+      size += 4 + cas.key().length + 1 + (cas.expected() == null ? 0 : 4 + cas.expected().length)
+          + opSize(cas.then());
+    }
+    ByteBuffer out = ByteBuffer.allocate(size).put(MAGIC).put(VERSION);
+    if (c instanceof Command.Batch b) {
+      out.put(BATCH).putInt(b.ops().size());
+      for (Command.Op op : b.ops()) {
+        putOp(out, op);
+      }
+    } else if (c instanceof Command.CompareAndSet cas) {
+      out.put(CAS);
+      putBytes(out, checkKey(cas.key()));
+      out.put((byte) (cas.expected() == null ? 0 : 1));
+      if (cas.expected() != null) {
+        putBytes(out, cas.expected());
+      }
+      putOp(out, cas.then());
+    }
+    return out.array();
+  }
+
+  private static int opSize(Command.Op op) {
+    return 1 + 4 + op.key().length + (op.isDelete() ? 0 : 4 + op.value().length);
+  }
+
+  private static void putOp(ByteBuffer out, Command.Op op) {
+    out.put(op.isDelete() ? DELETE : PUT);
+    putBytes(out, checkKey(op.key()));
+    if (!op.isDelete()) {
+      putBytes(out, op.value());
+    }
+  }
+
+  private static void putBytes(ByteBuffer out, byte[] b) {
+    out.putInt(b.length).put(b);
+  }
+
+  /** The key if it is valid, else an {@link IllegalArgumentException} saying why. */
+  public static byte[] checkKey(byte[] key) {
+    if (key == null || key.length == 0) {
+      throw new IllegalArgumentException("key is empty");
+    }
+    if (key.length > MAX_KEY_BYTES) {
+      throw new IllegalArgumentException("key of " + key.length + " bytes exceeds the limit of "
+          + MAX_KEY_BYTES);
+    }
+    if (key[0] == 0) {
+      throw new IllegalArgumentException("keys beginning with byte 0 are reserved");
+    }
+    return key;
+  }
+
+  /** Decodes an entry; a malformed one is an {@link IllegalArgumentException} naming the fault. */
+  public static Command decode(byte[] entry) {
+    ByteBuffer in = ByteBuffer.wrap(entry);
+    try {
+      byte magic = in.get();
+      byte version = in.get();
+      if (magic != MAGIC) {
+        throw new IllegalArgumentException("not a Shale command: magic byte " + magic);
+      }
+      if (version != VERSION) {
+        throw new IllegalArgumentException("command format version " + version
+            + " is not supported (this node reads version " + VERSION + ")");
+      }
+      byte kind = in.get();
+      Command c = switch (kind) {
+        case BATCH -> {
+          int n = in.getInt();
+          if (n < 0 || n > in.remaining()) {
+            throw new IllegalArgumentException("batch of " + n + " operations in " + entry.length
+                + " bytes");
+          }
+          List<Command.Op> ops = new ArrayList<>(n);
+          for (int i = 0; i < n; i++) {
+            ops.add(getOp(in));
+          }
+          yield new Command.Batch(ops);
+        }
+        case CAS -> {
+          byte[] key = getBytes(in);
+          byte[] expected = in.get() == 1 ? getBytes(in) : null;
+          yield new Command.CompareAndSet(key, expected, getOp(in));
+        }
+        default -> throw new IllegalArgumentException("unknown command kind " + kind);
+      };
+      if (in.hasRemaining()) {
+        throw new IllegalArgumentException(in.remaining() + " bytes after the command");
+      }
+      return c;
+    } catch (BufferUnderflowException e) {
+      throw new IllegalArgumentException("command truncated at byte " + in.position() + " of "
+          + entry.length);
+    }
+  }
+
+  private static Command.Op getOp(ByteBuffer in) {
+    byte type = in.get();
+    byte[] key = getBytes(in);
+    return switch (type) {
+      case PUT -> new Command.Op(key, getBytes(in));
+      case DELETE -> new Command.Op(key, null);
+      default -> throw new IllegalArgumentException("unknown operation type " + type);
+    };
+  }
+
+  private static byte[] getBytes(ByteBuffer in) {
+    int n = in.getInt();
+    if (n < 0 || n > in.remaining()) {
+      throw new IllegalArgumentException("length " + n + " at byte " + (in.position() - 4)
+          + " exceeds the " + in.remaining() + " bytes left");
+    }
+    byte[] b = new byte[n];
+    in.get(b);
+    return b;
+  }
+}

@@ -1,0 +1,101 @@
+package io.shale.node.statemachine;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What the state machine answers, with the applied index the answer reflects.
+ *
+ * <pre>
+ *   reply  = applied-index:int64, kind, body
+ *   WRITE  = (nothing)                    a batch was applied at that index
+ *   CAS    = applied (0/1), has-current (0/1), [current]
+ *   VALUE  = found (0/1), [value]
+ *   ENTRIES = count:int32, count x (key, value), more (0/1)
+ * </pre>
+ */
+public sealed interface Reply permits Reply.Written, Reply.CasResult, Reply.Value, Reply.Entries {
+  long appliedIndex();
+
+  record Written(long appliedIndex) implements Reply {}
+
+  /** Whether the compare-and-set applied, and the key's value after it (null: absent). */
+  record CasResult(long appliedIndex, boolean applied, byte[] current) implements Reply {}
+
+  record Value(long appliedIndex, byte[] value) implements Reply {}
+
+  /** Scan results; {@code more} when the limit cut it short (continue after the last key). */
+  record Entries(long appliedIndex, List<byte[][]> entries, boolean more) implements Reply {}
+
+  static byte[] encode(Reply r) {
+    int size = 9;
+    if (r instanceof CasResult c) {
+      size += 2 + (c.current() == null ? 0 : 4 + c.current().length);
+    } else if (r instanceof Value v) {
+      size += 1 + (v.value() == null ? 0 : 4 + v.value().length);
+    } else if (r instanceof Entries e) {
+      size += 5;
+      for (byte[][] kv : e.entries()) {
+        size += 8 + kv[0].length + kv[1].length;
+      }
+    }
+    ByteBuffer out = ByteBuffer.allocate(size).putLong(r.appliedIndex());
+    if (r instanceof Written) {
+      out.put((byte) 1);
+    } else if (r instanceof CasResult c) {
+      out.put((byte) 2).put((byte) (c.applied() ? 1 : 0));
+      optional(out, c.current());
+    } else if (r instanceof Value v) {
+      out.put((byte) 3);
+      optional(out, v.value());
+    } else if (r instanceof Entries e) {
+      out.put((byte) 4).putInt(e.entries().size());
+      for (byte[][] kv : e.entries()) {
+        out.putInt(kv[0].length).put(kv[0]).putInt(kv[1].length).put(kv[1]);
+      }
+      out.put((byte) (e.more() ? 1 : 0));
+    }
+    return out.array();
+  }
+
+  private static void optional(ByteBuffer out, byte[] b) {
+    out.put((byte) (b == null ? 0 : 1));
+    if (b != null) {
+      out.putInt(b.length).put(b);
+    }
+  }
+
+  static Reply decode(byte[] bytes) {
+    ByteBuffer in = ByteBuffer.wrap(bytes);
+    long index = in.getLong();
+    byte kind = in.get();
+    return switch (kind) {
+      case 1 -> new Written(index);
+      case 2 -> {
+        boolean applied = in.get() == 1;
+        yield new CasResult(index, applied, optional(in));
+      }
+      case 3 -> new Value(index, optional(in));
+      case 4 -> {
+        int n = in.getInt();
+        List<byte[][]> entries = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+          entries.add(new byte[][] {bytes(in), bytes(in)});
+        }
+        yield new Entries(index, entries, in.get() == 1);
+      }
+      default -> throw new IllegalArgumentException("unknown reply kind " + kind);
+    };
+  }
+
+  private static byte[] optional(ByteBuffer in) {
+    return in.get() == 1 ? bytes(in) : null;
+  }
+
+  private static byte[] bytes(ByteBuffer in) {
+    byte[] b = new byte[in.getInt()];
+    in.get(b);
+    return b;
+  }
+}

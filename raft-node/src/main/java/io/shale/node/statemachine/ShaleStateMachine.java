@@ -1,0 +1,255 @@
+package io.shale.node.statemachine;
+
+import io.shale.engine.Engine;
+import io.shale.engine.EngineOptions;
+import io.shale.engine.ScanIterator;
+import io.shale.engine.ScanOptions;
+import io.shale.engine.WriteBatch;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentSkipListMap;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.exceptions.StaleReadException;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.SnapshotInfo;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.LifeCycle;
+
+/**
+ * The Ratis state machine over one engine: the Raft log is the engine's write-ahead log.
+ *
+ * <ul>
+ *   <li>Each committed command is applied as one engine batch tagged with its Raft index
+ *       ({@link Engine#applyCommitted}); a compare-and-set is decided at apply time, so every
+ *       replica decides it alike.</li>
+ *   <li>The engine records, with each flush, the highest index whose effects are in its files; on
+ *       restart that index (and its term) is reported as the latest snapshot and as the applied
+ *       index, so Ratis replays only later entries. The term is kept in the engine under a
+ *       reserved key (keys beginning with byte 0 are the node's), written in the batch of the
+ *       first entry of every term, so the persisted state always holds the term of its index.</li>
+ *   <li>Reads are answered from the applied state: {@link #query} behind Ratis's ReadIndex for
+ *       linearizable reads, {@link #queryStale} for stale ones, which fails at once (instead of
+ *       waiting, as the base class may) when this replica is behind the index asked for.</li>
+ * </ul>
+ *
+ * Snapshot transfer to followers behind a purged log is not implemented yet: the node keeps its
+ * whole log (Ratis does not purge without snapshots).
+ */
+public final class ShaleStateMachine extends BaseStateMachine {
+  /** The engine key holding the term of the last applied entry (see the class comment). */
+  static final byte[] TERM_KEY = {0, 't', 'e', 'r', 'm'};
+
+  private final Path engineDir;
+  private final EngineOptions options;
+  private volatile Engine engine;
+  /** Index at which each term's first applied entry is, to tell the term of any applied index. */
+  private final ConcurrentSkipListMap<Long, Long> termStarts = new ConcurrentSkipListMap<>();
+  private long lastTerm = -1;
+
+  public ShaleStateMachine(Path engineDir, EngineOptions options) {
+    this.engineDir = engineDir;
+    this.options = options;
+  }
+
+  @Override
+  public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage storage)
+      throws IOException {
+    super.initialize(server, groupId, storage);
+    getLifeCycle().startAndTransition(this::openEngine);
+  }
+
+  private void openEngine() throws IOException {
+    Engine e = Engine.open(engineDir, options);
+    long index = e.persistedAppliedIndex();
+    byte[] t = e.get(TERM_KEY);
+    lastTerm = t == null ? -1 : ByteBuffer.wrap(t).getLong();
+    termStarts.clear();
+    if (index > 0 && lastTerm >= 0) {
+      termStarts.put(0L, lastTerm);
+      updateLastAppliedTermIndex(lastTerm, index);
+    }
+    engine = e;
+  }
+
+  /** The engine, for node-level operations (stats, compaction, pressure). */
+  public Engine engine() {
+    return engine;
+  }
+
+  @Override
+  public SnapshotInfo getLatestSnapshot() {
+    Engine e = engine;
+    if (e == null) {
+      return null;
+    }
+    long index = e.persistedAppliedIndex();
+    Map.Entry<Long, Long> term = termStarts.floorEntry(index);
+    if (index <= 0 || term == null) {
+      return null;
+    }
+    TermIndex ti = TermIndex.valueOf(term.getValue(), index);
+    return new SnapshotInfo() {
+      @Override
+      public TermIndex getTermIndex() {
+        return ti;
+      }
+
+      @Override
+      public List<FileInfo> getFiles() {
+        return List.of();
+      }
+    };
+  }
+
+  /** Flushes the engine; the persisted index is the snapshot (its files stay in place). */
+  @Override
+  public long takeSnapshot() {
+    return engine.flush();
+  }
+
+  @Override
+  public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+    LogEntryProto entry = trx.getLogEntry();
+    long index = entry.getIndex();
+    long term = entry.getTerm();
+    Engine e = engine;
+    if (index <= e.lastAppliedIndex()) {
+      // Already in the engine (replayed after a restart): never applied twice.
+      updateLastAppliedTermIndex(term, index);
+      return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(
+          Reply.encode(new Reply.Written(index)))));
+    }
+    Command command;
+    try {
+      command = CommandCodec.decode(entry.getStateMachineLogEntry().getLogData().toByteArray());
+    } catch (IllegalArgumentException bad) {
+      // Deterministic on every replica: the entry is skipped and its writer told why.
+      updateLastAppliedTermIndex(term, index);
+      return CompletableFuture.failedFuture(bad);
+    }
+    WriteBatch batch = new WriteBatch();
+    Reply reply;
+    if (command instanceof Command.Batch b) {
+      for (Command.Op op : b.ops()) {
+        add(batch, op);
+      }
+      reply = new Reply.Written(index);
+    } else {
+      Command.CompareAndSet cas = (Command.CompareAndSet) command;
+      byte[] current = e.get(cas.key());
+      boolean matches = Arrays.equals(current, cas.expected());
+      if (matches) {
+        add(batch, cas.then());
+      }
+      reply = new Reply.CasResult(index, matches, matches ? cas.then().value() : current);
+    }
+    if (term != lastTerm) {
+      batch.put(TERM_KEY, ByteBuffer.allocate(8).putLong(term).array());
+      termStarts.put(index, term);
+      lastTerm = term;
+    }
+    if (!batch.isEmpty()) {
+      e.applyCommitted(batch, index);
+    }
+    updateLastAppliedTermIndex(term, index);
+    return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(
+        Reply.encode(reply))));
+  }
+
+  private static void add(WriteBatch batch, Command.Op op) {
+    if (op.isDelete()) {
+      batch.delete(op.key());
+    } else {
+      batch.put(op.key(), op.value());
+    }
+  }
+
+  @Override
+  public CompletableFuture<Message> query(Message request) {
+    try {
+      Query q = Query.decode(request.getContent().toByteArray());
+      return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(
+          Reply.encode(answer(q)))));
+    } catch (RuntimeException ex) {
+      return CompletableFuture.failedFuture(ex);
+    }
+  }
+
+  private Reply answer(Query q) {
+    Engine e = engine;
+    long applied = getLastAppliedTermIndex().getIndex();
+    if (q instanceof Query.Get g) {
+      return new Reply.Value(applied, e.get(CommandCodec.checkKey(g.key())));
+    }
+    Query.Scan s = (Query.Scan) q;
+    List<byte[][]> out = new ArrayList<>();
+    boolean more = false;
+    ScanOptions o = new ScanOptions(s.start(), s.end(), (long) s.limit() + 1, s.reverse(),
+        s.keysOnly());
+    try (ScanIterator it = e.scan(o)) {
+      while (it.next()) {
+        if (it.key().length > 0 && it.key()[0] == 0) {
+          continue; // the node's own records
+        }
+        if (out.size() == s.limit()) {
+          more = true;
+          break;
+        }
+        out.add(new byte[][] {it.key(), s.keysOnly() ? new byte[0] : it.value()});
+      }
+    }
+    return new Reply.Entries(applied, out, more);
+  }
+
+  @Override
+  public CompletableFuture<Message> queryStale(Message request, long minIndex) {
+    long applied = getLastAppliedTermIndex().getIndex();
+    if (applied < minIndex) {
+      return CompletableFuture.failedFuture(new StaleReadException(getId() + " has applied "
+          + applied + ", behind the index " + minIndex + " the read asks for"));
+    }
+    return query(request);
+  }
+
+  @Override
+  public void pause() {
+    getLifeCycle().transition(LifeCycle.State.PAUSING);
+    try {
+      closeEngine();
+    } catch (IOException e) {
+      throw new IllegalStateException("closing the engine in " + engineDir, e);
+    }
+    getLifeCycle().transition(LifeCycle.State.PAUSED);
+  }
+
+  @Override
+  public void reinitialize() throws IOException {
+    getLifeCycle().startAndTransition(this::openEngine);
+  }
+
+  private void closeEngine() throws IOException {
+    Engine e = engine;
+    if (e != null) {
+      e.close();
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    closeEngine();
+    super.close();
+  }
+}

@@ -1,0 +1,234 @@
+package io.shale.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.shale.engine.EngineOptions;
+import io.shale.node.server.ShaleNode;
+import io.shale.node.statemachine.Command;
+import io.shale.node.statemachine.CommandCodec;
+import io.shale.node.statemachine.Query;
+import io.shale.node.statemachine.Reply;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.TimeDuration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Three real Ratis servers over real engines, on loopback, in this JVM. */
+class ReplicatedKvTest {
+  @TempDir
+  Path dir;
+
+  private final Map<String, ShaleNode> nodes = new LinkedHashMap<>();
+  private RaftGroup group;
+  private RaftProperties properties;
+  private RaftClient client;
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  private void startCluster() throws IOException {
+    Map<String, String> peers = new LinkedHashMap<>();
+    for (String id : List.of("n1", "n2", "n3")) {
+      peers.put(id, "127.0.0.1:" + freePort());
+    }
+    group = ShaleNode.group("test-cluster", peers);
+    properties = ShaleNode.properties(Duration.ofMillis(300));
+    for (String id : peers.keySet()) {
+      start(id);
+    }
+    client = RaftClient.newBuilder().setProperties(properties).setRaftGroup(group)
+        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(200,
+            TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+        .build();
+  }
+
+  private void start(String id) throws IOException {
+    nodes.put(id, ShaleNode.start(id, group, dir.resolve(id), EngineOptions.defaults(), properties));
+  }
+
+  @AfterEach
+  void stop() throws IOException {
+    if (client != null) {
+      client.close();
+    }
+    for (ShaleNode n : nodes.values()) {
+      n.close();
+    }
+  }
+
+  private static byte[] b(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private Reply write(Command c) throws IOException {
+    RaftClientReply r = client.io().send(Message.valueOf(ByteString.copyFrom(CommandCodec.encode(c))));
+    assertThat(r.isSuccess()).as("write %s: %s", c, r.getException()).isTrue();
+    return Reply.decode(r.getMessage().getContent().toByteArray());
+  }
+
+  private Reply read(Query q) throws IOException {
+    RaftClientReply r = client.io().sendReadOnly(Message.valueOf(ByteString.copyFrom(Query.encode(q))));
+    assertThat(r.isSuccess()).as("read: %s", r.getException()).isTrue();
+    return Reply.decode(r.getMessage().getContent().toByteArray());
+  }
+
+  private Reply staleRead(String node, Query q, long minIndex) throws IOException {
+    RaftClientReply r = client.io().sendStaleRead(Message.valueOf(ByteString.copyFrom(
+        Query.encode(q))), minIndex, RaftPeerId.valueOf(node));
+    assertThat(r.isSuccess()).as("stale read on %s: %s", node, r.getException()).isTrue();
+    return Reply.decode(r.getMessage().getContent().toByteArray());
+  }
+
+  /** Waits until {@code node} has applied {@code index}, then reads {@code key} there. */
+  private byte[] valueOn(String node, String key, long index) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (true) {
+      if (nodes.get(node).stateMachine().getLastAppliedTermIndex().getIndex() >= index) {
+        return ((Reply.Value) staleRead(node, new Query.Get(b(key)), index)).value();
+      }
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError(node + " did not apply index " + index + " in 20 s");
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  private String leader() throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (System.nanoTime() < deadline) {
+      for (Map.Entry<String, ShaleNode> n : nodes.entrySet()) {
+        RaftServer.Division d = n.getValue().server().getDivision(group.getGroupId());
+        if (d.getInfo().isLeader() && d.getInfo().isLeaderReady()) {
+          return n.getKey();
+        }
+      }
+      Thread.sleep(20);
+    }
+    throw new AssertionError("no leader within 20 s");
+  }
+
+  @Test
+  void writesAreReplicatedReadableEverywhereAndSurviveTheLeadersLoss() throws Exception {
+    startCluster();
+    long last = 0;
+    for (int i = 0; i < 100; i++) {
+      List<Command.Op> ops = new ArrayList<>();
+      ops.add(new Command.Op(b("k" + i), b("v" + i)));
+      if (i % 10 == 9) {
+        ops.add(new Command.Op(b("k" + (i - 5)), null)); // delete an earlier key in the batch
+      }
+      last = write(new Command.Batch(ops)).appliedIndex();
+    }
+    // Linearizable reads through the leader.
+    assertThat(((Reply.Value) read(new Query.Get(b("k42")))).value()).isEqualTo(b("v42"));
+    assertThat(((Reply.Value) read(new Query.Get(b("k4")))).value()).isNull();
+    // Every replica has every write once it has applied the last index.
+    for (String n : nodes.keySet()) {
+      assertThat(valueOn(n, "k99", last)).as(n).isEqualTo(b("v99"));
+      assertThat(valueOn(n, "k94", last)).as(n).isNull();
+    }
+    // Scan with a limit, and the more flag.
+    Reply.Entries page = (Reply.Entries) read(new Query.Scan(b("k1"), b("k2"), 5, false, false));
+    assertThat(page.entries()).extracting(kv -> new String(kv[0], StandardCharsets.UTF_8))
+        .containsExactly("k1", "k10", "k11", "k12", "k13");
+    assertThat(page.more()).isTrue();
+
+    // Compare-and-set decided at apply time.
+    Reply.CasResult lost = (Reply.CasResult) write(new Command.CompareAndSet(b("k1"), b("nope"),
+        new Command.Op(b("k1"), b("x"))));
+    assertThat(lost.applied()).isFalse();
+    assertThat(lost.current()).isEqualTo(b("v1"));
+    Reply.CasResult won = (Reply.CasResult) write(new Command.CompareAndSet(b("k1"), b("v1"),
+        new Command.Op(b("k1"), b("x"))));
+    assertThat(won.applied()).isTrue();
+    assertThat(((Reply.Value) read(new Query.Get(b("k1")))).value()).isEqualTo(b("x"));
+    Reply.CasResult absent = (Reply.CasResult) write(new Command.CompareAndSet(b("new"), null,
+        new Command.Op(b("new"), b("1"))));
+    assertThat(absent.applied()).isTrue();
+
+    // The leader goes away: a new one is elected, nothing acknowledged is lost.
+    String oldLeader = leader();
+    nodes.remove(oldLeader).close();
+    long afterFailover = write(new Command.Batch(List.of(new Command.Op(b("after"), b("failover")))))
+        .appliedIndex();
+    assertThat(afterFailover).isGreaterThan(last);
+    assertThat(leader()).isNotEqualTo(oldLeader);
+    assertThat(((Reply.Value) read(new Query.Get(b("k99")))).value()).isEqualTo(b("v99"));
+    assertThat(((Reply.Value) read(new Query.Get(b("k1")))).value()).isEqualTo(b("x"));
+
+    // The old leader comes back (RECOVER) and catches up.
+    start(oldLeader);
+    assertThat(valueOn(oldLeader, "after", afterFailover)).isEqualTo(b("failover"));
+    assertThat(valueOn(oldLeader, "k1", afterFailover)).isEqualTo(b("x"));
+  }
+
+  @Test
+  void aRestartedClusterKeepsItsDataAndAppliesNothingTwice() throws Exception {
+    startCluster();
+    long last = 0;
+    for (int i = 0; i < 50; i++) {
+      last = write(new Command.Batch(List.of(new Command.Op(b("key" + i), b("value" + i)))))
+          .appliedIndex();
+    }
+    // Flush some nodes' engines (their persisted index moves), not others.
+    nodes.get("n1").stateMachine().takeSnapshot();
+    client.close();
+    for (ShaleNode n : nodes.values()) {
+      n.close();
+    }
+    List<String> ids = new ArrayList<>(nodes.keySet());
+    nodes.clear();
+    for (String id : ids) {
+      start(id);
+    }
+    client = RaftClient.newBuilder().setProperties(properties).setRaftGroup(group)
+        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(200,
+            TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+        .build();
+    // A counter by compare-and-set: applied twice it would skip a value.
+    Reply.CasResult c = (Reply.CasResult) write(new Command.CompareAndSet(b("key7"), b("value7"),
+        new Command.Op(b("key7"), b("next"))));
+    assertThat(c.applied()).isTrue();
+    for (String id : ids) {
+      assertThat(valueOn(id, "key49", last)).as(id).isEqualTo(b("value49"));
+      assertThat(valueOn(id, "key7", c.appliedIndex())).as(id).isEqualTo(b("next"));
+    }
+  }
+
+  @Test
+  void malformedCommandsAndReservedKeysAreRefusedByName() {
+    assertThatThrownBy(() -> CommandCodec.encode(new Command.Batch(List.of(new Command.Op(
+        new byte[0], b("v")))))).hasMessageContaining("key is empty");
+    assertThatThrownBy(() -> CommandCodec.encode(new Command.Batch(List.of(new Command.Op(
+        new byte[] {0, 1}, b("v")))))).hasMessageContaining("reserved");
+    byte[] ok = CommandCodec.encode(new Command.Batch(List.of(new Command.Op(b("k"), b("v")))));
+    ok[1] = 9;
+    assertThatThrownBy(() -> CommandCodec.decode(ok)).hasMessageContaining("version 9");
+    byte[] cut = CommandCodec.encode(new Command.Batch(List.of(new Command.Op(b("k"), b("v")))));
+    assertThatThrownBy(() -> CommandCodec.decode(java.util.Arrays.copyOf(cut, cut.length - 1)))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+}
