@@ -3,32 +3,23 @@ package io.shale.node;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.shale.engine.EngineOptions;
 import io.shale.node.server.ShaleNode;
 import io.shale.node.statemachine.Command;
 import io.shale.node.statemachine.CommandCodec;
 import io.shale.node.statemachine.Query;
 import io.shale.node.statemachine.Reply;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
-import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.retry.RetryPolicies;
-import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
-import org.apache.ratis.util.TimeDuration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,35 +29,18 @@ class ReplicatedKvTest {
   @TempDir
   Path dir;
 
-  private final Map<String, ShaleNode> nodes = new LinkedHashMap<>();
-  private RaftGroup group;
-  private RaftProperties properties;
+  private LocalCluster cluster;
+  private Map<String, ShaleNode> nodes;
   private RaftClient client;
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
-
   private void startCluster() throws IOException {
-    Map<String, String> peers = new LinkedHashMap<>();
-    for (String id : List.of("n1", "n2", "n3")) {
-      peers.put(id, "127.0.0.1:" + freePort());
-    }
-    group = ShaleNode.group("test-cluster", peers);
-    properties = ShaleNode.properties(Duration.ofMillis(300));
-    for (String id : peers.keySet()) {
-      start(id);
-    }
-    client = RaftClient.newBuilder().setProperties(properties).setRaftGroup(group)
-        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(200,
-            TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
-        .build();
+    cluster = new LocalCluster(dir, 3, false);
+    nodes = cluster.nodes;
+    client = cluster.client();
   }
 
   private void start(String id) throws IOException {
-    nodes.put(id, ShaleNode.start(id, group, dir.resolve(id), EngineOptions.defaults(), properties));
+    cluster.start(id);
   }
 
   @AfterEach
@@ -74,8 +48,8 @@ class ReplicatedKvTest {
     if (client != null) {
       client.close();
     }
-    for (ShaleNode n : nodes.values()) {
-      n.close();
+    if (cluster != null) {
+      cluster.close();
     }
   }
 
@@ -117,17 +91,7 @@ class ReplicatedKvTest {
   }
 
   private String leader() throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (System.nanoTime() < deadline) {
-      for (Map.Entry<String, ShaleNode> n : nodes.entrySet()) {
-        RaftServer.Division d = n.getValue().server().getDivision(group.getGroupId());
-        if (d.getInfo().isLeader() && d.getInfo().isLeaderReady()) {
-          return n.getKey();
-        }
-      }
-      Thread.sleep(20);
-    }
-    throw new AssertionError("no leader within 20 s");
+    return cluster.leader();
   }
 
   @Test
@@ -204,10 +168,7 @@ class ReplicatedKvTest {
     for (String id : ids) {
       start(id);
     }
-    client = RaftClient.newBuilder().setProperties(properties).setRaftGroup(group)
-        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(200,
-            TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
-        .build();
+    client = cluster.client();
     // A counter by compare-and-set: applied twice it would skip a value.
     Reply.CasResult c = (Reply.CasResult) write(new Command.CompareAndSet(b("key7"), b("value7"),
         new Command.Op(b("key7"), b("next"))));

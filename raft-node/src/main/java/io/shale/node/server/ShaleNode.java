@@ -1,6 +1,9 @@
 package io.shale.node.server;
 
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.shale.engine.EngineOptions;
+import io.shale.node.api.KvService;
 import io.shale.node.statemachine.ShaleStateMachine;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -12,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.protocol.RaftGroup;
@@ -20,6 +24,7 @@ import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.util.TimeDuration;
 
@@ -59,12 +64,40 @@ public final class ShaleNode implements AutoCloseable {
     return p;
   }
 
+  /** Values larger than this are refused (16 MiB, the default). */
+  public static final int MAX_VALUE_BYTES = 16 << 20;
+
   private final RaftServer server;
   private final ShaleStateMachine stateMachine;
+  private RaftClient forwarder;
+  private Server api;
 
   private ShaleNode(RaftServer server, ShaleStateMachine stateMachine) {
     this.server = server;
     this.stateMachine = stateMachine;
+  }
+
+  /**
+   * Starts the public KV API on {@code port} (0: any free port). Writes and linearizable reads
+   * it receives go to the leader through this node's own Ratis client.
+   */
+  public ShaleNode serveApi(int port, RaftGroup group, RaftProperties shared) throws IOException {
+    forwarder = RaftClient.newBuilder().setProperties(shared).setRaftGroup(group)
+        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(100,
+            TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+        .build();
+    RaftServer.Division division = server.getDivision(group.getGroupId());
+    api = NettyServerBuilder.forPort(port)
+        .addService(new KvService(division, stateMachine, forwarder, MAX_VALUE_BYTES))
+        .maxInboundMessageSize(MAX_VALUE_BYTES + (1 << 20))
+        .build()
+        .start();
+    return this;
+  }
+
+  /** The port the KV API listens on. */
+  public int apiPort() {
+    return api.getPort();
   }
 
   /**
@@ -113,6 +146,17 @@ public final class ShaleNode implements AutoCloseable {
 
   @Override
   public void close() throws IOException {
+    if (api != null) {
+      api.shutdownNow();
+      try {
+        api.awaitTermination(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    if (forwarder != null) {
+      forwarder.close();
+    }
     server.close();
   }
 }

@@ -1,0 +1,220 @@
+package io.shale.node.api;
+
+import com.google.protobuf.ByteString;
+import io.grpc.Status;
+import io.grpc.StatusException;
+import io.grpc.stub.StreamObserver;
+import io.shale.client.proto.BatchRequest;
+import io.shale.client.proto.BatchResponse;
+import io.shale.client.proto.CompareAndSetRequest;
+import io.shale.client.proto.CompareAndSetResponse;
+import io.shale.client.proto.Consistency;
+import io.shale.client.proto.DeleteRequest;
+import io.shale.client.proto.DeleteResponse;
+import io.shale.client.proto.GetRequest;
+import io.shale.client.proto.GetResponse;
+import io.shale.client.proto.KVGrpc;
+import io.shale.client.proto.KeyValue;
+import io.shale.client.proto.Op;
+import io.shale.client.proto.PutRequest;
+import io.shale.client.proto.PutResponse;
+import io.shale.client.proto.ResponseHeader;
+import io.shale.client.proto.ScanRequest;
+import io.shale.client.proto.ScanResponse;
+import io.shale.node.statemachine.Command;
+import io.shale.node.statemachine.CommandCodec;
+import io.shale.node.statemachine.Query;
+import io.shale.node.statemachine.Reply;
+import io.shale.node.statemachine.ShaleStateMachine;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.server.RaftServer;
+
+/**
+ * The public KV API of one node. A write, or a linearizable read, sent to any node is forwarded
+ * by the node's own Ratis client to the leader (Ratis finds it and follows leader changes), so
+ * clients need not know the leader; a stale read is answered from this node's applied state.
+ * Every answer carries this node's id and term and the applied index it reflects.
+ *
+ * <p>Errors: a malformed request (empty or reserved key, key over 64 KiB, value over the limit)
+ * is INVALID_ARGUMENT naming what is wrong; a write Ratis could not commit is UNAVAILABLE.
+ */
+public final class KvService extends KVGrpc.KVImplBase {
+  /** Entries per scan page when the request asks for 0. */
+  static final int DEFAULT_SCAN_LIMIT = 1000;
+
+  private final RaftServer.Division division;
+  private final ShaleStateMachine stateMachine;
+  private final RaftClient raft;
+  private final int maxValueBytes;
+
+  public KvService(RaftServer.Division division, ShaleStateMachine stateMachine, RaftClient raft,
+      int maxValueBytes) {
+    this.division = division;
+    this.stateMachine = stateMachine;
+    this.raft = raft;
+    this.maxValueBytes = maxValueBytes;
+  }
+
+  private ResponseHeader header(long appliedIndex) {
+    return ResponseHeader.newBuilder().setNodeId(division.getId().toString())
+        .setTerm(division.getInfo().getCurrentTerm()).setAppliedIndex(appliedIndex).build();
+  }
+
+  private byte[] value(ByteString v) {
+    if (v.size() > maxValueBytes) {
+      throw new IllegalArgumentException("value of " + v.size() + " bytes exceeds the limit of "
+          + maxValueBytes);
+    }
+    return v.toByteArray();
+  }
+
+  private static byte[] key(ByteString k) {
+    return CommandCodec.checkKey(k.toByteArray());
+  }
+
+  private Reply write(Command c) throws IOException, StatusException {
+    RaftClientReply r = raft.io().send(Message.valueOf(
+        org.apache.ratis.thirdparty.com.google.protobuf.ByteString.copyFrom(CommandCodec.encode(c))));
+    if (!r.isSuccess()) {
+      throw Status.UNAVAILABLE.withDescription("the write was not committed: " + r.getException())
+          .asException();
+    }
+    return Reply.decode(r.getMessage().getContent().toByteArray());
+  }
+
+  private Reply read(Query q, Consistency consistency) throws IOException, StatusException {
+    Message m = Message.valueOf(
+        org.apache.ratis.thirdparty.com.google.protobuf.ByteString.copyFrom(Query.encode(q)));
+    if (consistency == Consistency.STALE) {
+      return Reply.decode(stateMachine.query(m).join().getContent().toByteArray());
+    }
+    RaftClientReply r = raft.io().sendReadOnly(m);
+    if (!r.isSuccess()) {
+      throw Status.UNAVAILABLE.withDescription("the read could not be served: " + r.getException())
+          .asException();
+    }
+    return Reply.decode(r.getMessage().getContent().toByteArray());
+  }
+
+  /** Runs {@code call}, mapping its failures to gRPC statuses. */
+  private <T> void serve(StreamObserver<T> out, Call<T> call) {
+    T response;
+    try {
+      response = call.run();
+    } catch (IllegalArgumentException bad) {
+      out.onError(Status.INVALID_ARGUMENT.withDescription(bad.getMessage()).asException());
+      return;
+    } catch (StatusException s) {
+      out.onError(s);
+      return;
+    } catch (IOException | RuntimeException e) {
+      out.onError(Status.UNAVAILABLE.withDescription(String.valueOf(e)).withCause(e).asException());
+      return;
+    }
+    out.onNext(response);
+    out.onCompleted();
+  }
+
+  @FunctionalInterface
+  private interface Call<T> {
+    T run() throws IOException, StatusException;
+  }
+
+  private Command.Op op(Op op) {
+    return switch (op.getOpCase()) {
+      case PUT -> new Command.Op(key(op.getPut().getKey()), value(op.getPut().getValue()));
+      case DELETE -> new Command.Op(key(op.getDelete()), null);
+      case OP_NOT_SET -> throw new IllegalArgumentException("an operation is neither put nor delete");
+    };
+  }
+
+  @Override
+  public void get(GetRequest req, StreamObserver<GetResponse> out) {
+    serve(out, () -> {
+      Reply.Value v = (Reply.Value) read(new Query.Get(key(req.getKey())), req.getConsistency());
+      GetResponse.Builder b = GetResponse.newBuilder().setHeader(header(v.appliedIndex()));
+      if (v.value() != null) {
+        b.setFound(true).setValue(ByteString.copyFrom(v.value()));
+      }
+      return b.build();
+    });
+  }
+
+  @Override
+  public void put(PutRequest req, StreamObserver<PutResponse> out) {
+    serve(out, () -> {
+      Reply r = write(new Command.Batch(List.of(new Command.Op(key(req.getKey()),
+          value(req.getValue())))));
+      return PutResponse.newBuilder().setHeader(header(r.appliedIndex())).build();
+    });
+  }
+
+  @Override
+  public void delete(DeleteRequest req, StreamObserver<DeleteResponse> out) {
+    serve(out, () -> {
+      Reply r = write(new Command.Batch(List.of(new Command.Op(key(req.getKey()), null))));
+      return DeleteResponse.newBuilder().setHeader(header(r.appliedIndex())).build();
+    });
+  }
+
+  @Override
+  public void batch(BatchRequest req, StreamObserver<BatchResponse> out) {
+    serve(out, () -> {
+      if (req.getOpsCount() == 0) {
+        throw new IllegalArgumentException("a batch needs at least one operation");
+      }
+      List<Command.Op> ops = new ArrayList<>(req.getOpsCount());
+      for (Op op : req.getOpsList()) {
+        ops.add(op(op));
+      }
+      Reply r = write(new Command.Batch(ops));
+      return BatchResponse.newBuilder().setHeader(header(r.appliedIndex())).build();
+    });
+  }
+
+  @Override
+  public void compareAndSet(CompareAndSetRequest req, StreamObserver<CompareAndSetResponse> out) {
+    serve(out, () -> {
+      byte[] key = key(req.getKey());
+      byte[] expected = switch (req.getExpectationCase()) {
+        case EXPECTED_VALUE -> req.getExpectedValue().toByteArray();
+        case EXPECTED_ABSENT -> null;
+        case EXPECTATION_NOT_SET -> throw new IllegalArgumentException(
+            "compare-and-set needs expected_value or expected_absent");
+      };
+      Command.Op then = op(req.getThen());
+      if (!java.util.Arrays.equals(then.key(), key)) {
+        throw new IllegalArgumentException("compare-and-set's operation must be on its own key");
+      }
+      Reply.CasResult r = (Reply.CasResult) write(new Command.CompareAndSet(key, expected, then));
+      CompareAndSetResponse.Builder b = CompareAndSetResponse.newBuilder()
+          .setHeader(header(r.appliedIndex())).setApplied(r.applied());
+      if (r.current() != null) {
+        b.setFound(true).setCurrent(ByteString.copyFrom(r.current()));
+      }
+      return b.build();
+    });
+  }
+
+  @Override
+  public void scan(ScanRequest req, StreamObserver<ScanResponse> out) {
+    serve(out, () -> {
+      int limit = req.getLimit() == 0 ? DEFAULT_SCAN_LIMIT : req.getLimit();
+      byte[] end = req.getEnd().isEmpty() ? null : req.getEnd().toByteArray();
+      Reply.Entries r = (Reply.Entries) read(new Query.Scan(req.getStart().toByteArray(), end,
+          limit, req.getReverse(), req.getKeysOnly()), req.getConsistency());
+      ScanResponse.Builder b = ScanResponse.newBuilder().setHeader(header(r.appliedIndex()))
+          .setMore(r.more());
+      for (byte[][] kv : r.entries()) {
+        b.addEntries(KeyValue.newBuilder().setKey(ByteString.copyFrom(kv[0]))
+            .setValue(ByteString.copyFrom(kv[1])));
+      }
+      return b.build();
+    });
+  }
+}

@@ -1,0 +1,168 @@
+package io.shale.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.protobuf.ByteString;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.shale.client.proto.BatchRequest;
+import io.shale.client.proto.CompareAndSetRequest;
+import io.shale.client.proto.CompareAndSetResponse;
+import io.shale.client.proto.Consistency;
+import io.shale.client.proto.DeleteRequest;
+import io.shale.client.proto.GetRequest;
+import io.shale.client.proto.GetResponse;
+import io.shale.client.proto.KVGrpc;
+import io.shale.client.proto.KeyValue;
+import io.shale.client.proto.Op;
+import io.shale.client.proto.PutRequest;
+import io.shale.client.proto.PutResponse;
+import io.shale.client.proto.ScanRequest;
+import io.shale.client.proto.ScanResponse;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The gRPC KV API of a real 3-node cluster, called on followers and leader alike. */
+class KvApiTest {
+  @TempDir
+  Path dir;
+
+  private LocalCluster cluster;
+  private final Map<String, ManagedChannel> channels = new HashMap<>();
+
+  @BeforeEach
+  void start() throws Exception {
+    cluster = new LocalCluster(dir, 3, true);
+    cluster.leader();
+  }
+
+  @AfterEach
+  void stop() throws IOException {
+    channels.values().forEach(ManagedChannel::shutdownNow);
+    cluster.close();
+  }
+
+  private KVGrpc.KVBlockingStub kv(String node) {
+    ManagedChannel ch = channels.computeIfAbsent(node, n -> NettyChannelBuilder
+        .forAddress("127.0.0.1", cluster.nodes.get(n).apiPort()).usePlaintext().build());
+    return KVGrpc.newBlockingStub(ch).withDeadlineAfter(20, TimeUnit.SECONDS);
+  }
+
+  private String follower() throws InterruptedException {
+    String leader = cluster.leader();
+    return cluster.nodes.keySet().stream().filter(n -> !n.equals(leader)).findFirst().orElseThrow();
+  }
+
+  private static ByteString s(String v) {
+    return ByteString.copyFromUtf8(v);
+  }
+
+  @Test
+  void everyOperationWorksThroughAFollower() throws Exception {
+    String f = follower();
+    PutResponse put = kv(f).put(PutRequest.newBuilder().setKey(s("a")).setValue(s("1")).build());
+    assertThat(put.getHeader().getNodeId()).isEqualTo(f);
+    assertThat(put.getHeader().getAppliedIndex()).isPositive();
+    assertThat(put.getHeader().getTerm()).isPositive();
+
+    for (String n : cluster.nodes.keySet()) {
+      GetResponse g = kv(n).get(GetRequest.newBuilder().setKey(s("a")).build());
+      assertThat(g.getFound()).as(n).isTrue();
+      assertThat(g.getValue().toStringUtf8()).isEqualTo("1");
+      assertThat(g.getHeader().getAppliedIndex()).isGreaterThanOrEqualTo(put.getHeader().getAppliedIndex());
+    }
+
+    List<Op> ops = new ArrayList<>();
+    for (int i = 0; i < 25; i++) {
+      ops.add(Op.newBuilder().setPut(KeyValue.newBuilder().setKey(s(String.format("s%02d", i)))
+          .setValue(s("v" + i))).build());
+    }
+    ops.add(Op.newBuilder().setDelete(s("a")).build());
+    kv(f).batch(BatchRequest.newBuilder().addAllOps(ops).build());
+    assertThat(kv(f).get(GetRequest.newBuilder().setKey(s("a")).build()).getFound()).isFalse();
+
+    // Paging with a continuation key: 25 keys in pages of 10.
+    List<String> seen = new ArrayList<>();
+    ByteString start = s("s");
+    while (true) {
+      ScanResponse page = kv(f).scan(ScanRequest.newBuilder().setStart(start).setEnd(s("t"))
+          .setLimit(10).build());
+      page.getEntriesList().forEach(e -> seen.add(e.getKey().toStringUtf8()));
+      if (!page.getMore()) {
+        break;
+      }
+      start = page.getEntries(page.getEntriesCount() - 1).getKey().concat(ByteString.copyFrom(new byte[] {0}));
+    }
+    assertThat(seen).hasSize(25).startsWith("s00", "s01").endsWith("s24");
+    ScanResponse reverse = kv(f).scan(ScanRequest.newBuilder().setStart(s("s")).setEnd(s("t"))
+        .setLimit(3).setReverse(true).setKeysOnly(true).build());
+    assertThat(reverse.getEntriesList()).extracting(e -> e.getKey().toStringUtf8())
+        .containsExactly("s24", "s23", "s22");
+
+    // Compare-and-set.
+    CompareAndSetResponse lost = kv(f).compareAndSet(CompareAndSetRequest.newBuilder()
+        .setKey(s("s01")).setExpectedValue(s("wrong")).setThen(Op.newBuilder().setPut(
+            KeyValue.newBuilder().setKey(s("s01")).setValue(s("x")))).build());
+    assertThat(lost.getApplied()).isFalse();
+    assertThat(lost.getCurrent().toStringUtf8()).isEqualTo("v1");
+    CompareAndSetResponse won = kv(f).compareAndSet(CompareAndSetRequest.newBuilder()
+        .setKey(s("s01")).setExpectedValue(s("v1")).setThen(Op.newBuilder().setDelete(s("s01")))
+        .build());
+    assertThat(won.getApplied()).isTrue();
+    assertThat(won.getFound()).isFalse();
+    CompareAndSetResponse created = kv(f).compareAndSet(CompareAndSetRequest.newBuilder()
+        .setKey(s("s01")).setExpectedAbsent(true).setThen(Op.newBuilder().setPut(
+            KeyValue.newBuilder().setKey(s("s01")).setValue(s("again")))).build());
+    assertThat(created.getApplied()).isTrue();
+
+    // A stale read on a follower reflects its own applied index.
+    GetResponse stale = kv(f).get(GetRequest.newBuilder().setKey(s("s02"))
+        .setConsistency(Consistency.STALE).build());
+    assertThat(stale.getHeader().getNodeId()).isEqualTo(f);
+    kv(f).delete(DeleteRequest.newBuilder().setKey(s("s02")).build());
+    assertThat(kv(cluster.leader()).get(GetRequest.newBuilder().setKey(s("s02")).build())
+        .getFound()).isFalse();
+  }
+
+  @Test
+  void badRequestsAreInvalidArgumentsNamingTheProblem() throws Exception {
+    String f = follower();
+    assertThatThrownBy(() -> kv(f).put(PutRequest.newBuilder().setKey(ByteString.EMPTY)
+        .setValue(s("v")).build()))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+          assertThat(e.getStatus().getDescription()).contains("key is empty");
+        });
+    assertThatThrownBy(() -> kv(f).put(PutRequest.newBuilder()
+        .setKey(ByteString.copyFrom(new byte[(64 << 10) + 1])).setValue(s("v")).build()))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+          assertThat(e.getStatus().getDescription()).contains("exceeds the limit of 65536");
+        });
+    assertThatThrownBy(() -> kv(f).get(GetRequest.newBuilder()
+        .setKey(ByteString.copyFrom(new byte[] {0, 't'})).build()))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, e ->
+            assertThat(e.getStatus().getDescription()).contains("reserved"));
+    assertThatThrownBy(() -> kv(f).put(PutRequest.newBuilder().setKey(s("big"))
+        .setValue(ByteString.copyFrom(new byte[(16 << 20) + 1])).build()))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+          assertThat(e.getStatus().getDescription()).contains("exceeds the limit of 16777216");
+        });
+    assertThatThrownBy(() -> kv(f).batch(BatchRequest.getDefaultInstance()))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, e ->
+            assertThat(e.getStatus().getDescription()).contains("at least one operation"));
+  }
+}
