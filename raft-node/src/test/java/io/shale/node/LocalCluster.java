@@ -23,10 +23,16 @@ final class LocalCluster implements AutoCloseable {
   final RaftProperties properties = ShaleNode.properties(Duration.ofMillis(300));
   private final Path dir;
   private final boolean api;
+  private final EngineOptions engineOptions;
 
   LocalCluster(Path dir, int size, boolean api) throws IOException {
+    this(dir, size, api, EngineOptions.defaults());
+  }
+
+  LocalCluster(Path dir, int size, boolean api, EngineOptions engineOptions) throws IOException {
     this.dir = dir;
     this.api = api;
+    this.engineOptions = engineOptions;
     Map<String, String> peers = new LinkedHashMap<>();
     for (int i = 1; i <= size; i++) {
       peers.put("n" + i, "127.0.0.1:" + freePort());
@@ -44,7 +50,7 @@ final class LocalCluster implements AutoCloseable {
   }
 
   ShaleNode start(String id) throws IOException {
-    ShaleNode n = ShaleNode.start(id, group, dir.resolve(id), EngineOptions.defaults(), properties);
+    ShaleNode n = ShaleNode.start(id, group, dir.resolve(id), engineOptions, properties);
     if (api) {
       n.serveApi(0, group, properties);
     }

@@ -21,6 +21,7 @@ import io.shale.client.proto.PutResponse;
 import io.shale.client.proto.ResponseHeader;
 import io.shale.client.proto.ScanRequest;
 import io.shale.client.proto.ScanResponse;
+import io.shale.node.pressure.WriteThrottledByReplica;
 import io.shale.node.statemachine.Command;
 import io.shale.node.statemachine.CommandCodec;
 import io.shale.node.statemachine.Query;
@@ -32,6 +33,7 @@ import java.util.List;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.exceptions.ResourceUnavailableException;
 import org.apache.ratis.server.RaftServer;
 
 /**
@@ -78,13 +80,38 @@ public final class KvService extends KVGrpc.KVImplBase {
   }
 
   private Reply write(Command c) throws IOException, StatusException {
-    RaftClientReply r = raft.io().send(Message.valueOf(
-        org.apache.ratis.thirdparty.com.google.protobuf.ByteString.copyFrom(CommandCodec.encode(c))));
+    RaftClientReply r;
+    try {
+      r = raft.io().send(Message.valueOf(
+          org.apache.ratis.thirdparty.com.google.protobuf.ByteString.copyFrom(CommandCodec.encode(c))));
+    } catch (IOException e) {
+      // The blocking client throws a state machine's refusal rather than returning it.
+      throw writeFailure(e);
+    }
     if (!r.isSuccess()) {
-      throw Status.UNAVAILABLE.withDescription("the write was not committed: " + r.getException())
-          .asException();
+      throw writeFailure(r.getException());
     }
     return Reply.decode(r.getMessage().getContent().toByteArray());
+  }
+
+  /**
+   * A refused write's status: RESOURCE_EXHAUSTED when a replica's engine is STOPPED (the
+   * description names the node, the cause, the value, the threshold and the retry-after hint) or
+   * when Ratis's own pending-request limits are full; UNAVAILABLE otherwise.
+   */
+  static StatusException writeFailure(Exception e) {
+    WriteThrottledByReplica.Details d = WriteThrottledByReplica.parse(String.valueOf(
+        e == null ? null : e.getMessage()));
+    if (d != null) {
+      return Status.RESOURCE_EXHAUSTED.withDescription("WriteThrottled: node " + d.node()
+          + " is STOPPED by " + d.cause() + " (measured " + d.measured() + ", threshold "
+          + d.threshold() + "); retry after " + d.retryAfterMillis() + " ms").asException();
+    }
+    if (e instanceof ResourceUnavailableException) {
+      return Status.RESOURCE_EXHAUSTED.withDescription("WriteThrottled: the leader's pending "
+          + "requests are full (" + e.getMessage() + "); retry after 100 ms").asException();
+    }
+    return Status.UNAVAILABLE.withDescription("the write was not committed: " + e).asException();
   }
 
   private Reply read(Query q, Consistency consistency) throws IOException, StatusException {

@@ -2,8 +2,12 @@ package io.shale.node.server;
 
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.shale.engine.Engine;
 import io.shale.engine.EngineOptions;
+import io.shale.engine.pressure.WritePressure;
 import io.shale.node.api.KvService;
+import io.shale.node.pressure.PressurePoller;
+import io.shale.node.pressure.ReplicaPressure;
 import io.shale.node.statemachine.ShaleStateMachine;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -69,6 +73,11 @@ public final class ShaleNode implements AutoCloseable {
 
   private final RaftServer server;
   private final ShaleStateMachine stateMachine;
+  /** Followers' pressure reports older than this are ignored (the default). */
+  public static final Duration PRESSURE_REPORT_MAX_AGE = Duration.ofSeconds(2);
+  static final Duration PRESSURE_POLL_INTERVAL = Duration.ofMillis(250);
+
+  private PressurePoller poller;
   private RaftClient forwarder;
   private Server api;
 
@@ -127,7 +136,14 @@ public final class ShaleNode implements AutoCloseable {
         .setOption(existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
         .build();
     server.start();
-    return new ShaleNode(server, sm);
+    ShaleNode node = new ShaleNode(server, sm);
+    ReplicaPressure replicas = new ReplicaPressure(id, () -> {
+      Engine e = sm.engine();
+      return e == null ? WritePressure.NONE : e.writePressure();
+    }, PRESSURE_REPORT_MAX_AGE);
+    sm.gateWritesOn(replicas);
+    node.poller = new PressurePoller(id, group, shared, replicas, PRESSURE_POLL_INTERVAL);
+    return node;
   }
 
   private static boolean hasContent(Path dir) throws IOException {
@@ -156,6 +172,9 @@ public final class ShaleNode implements AutoCloseable {
     }
     if (forwarder != null) {
       forwarder.close();
+    }
+    if (poller != null) {
+      poller.close();
     }
     server.close();
   }

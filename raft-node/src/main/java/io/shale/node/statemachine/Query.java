@@ -8,22 +8,29 @@ import java.nio.ByteBuffer;
  * Ratis's read-only path (ReadIndex), stale when asked of one replica directly.
  *
  * <pre>
- *   query = magic 0x53, version 1, kind (1 get, 2 scan), body
+ *   query = magic 0x53, version 1, kind (1 get, 2 scan, 3 write pressure), body
  *   get   = key
  *   scan  = start, has-end (0/1), [end], limit:int32, flags (1 reverse, 2 keys only)
  * </pre>
  */
-public sealed interface Query permits Query.Get, Query.Scan {
+public sealed interface Query permits Query.Get, Query.Scan, Query.Pressure {
   byte GET = 1;
   byte SCAN = 2;
+  byte PRESSURE = 3;
 
   record Get(byte[] key) implements Query {}
+
+  /** The answering node's engine write pressure (the leader asks every follower for it). */
+  record Pressure() implements Query {}
 
   /** Keys in [start, end) (end null: to the last key), at most {@code limit} entries. */
   record Scan(byte[] start, byte[] end, int limit, boolean reverse, boolean keysOnly)
       implements Query {}
 
   static byte[] encode(Query q) {
+    if (q instanceof Pressure) {
+      return new byte[] {CommandCodec.MAGIC, CommandCodec.VERSION, PRESSURE};
+    }
     if (q instanceof Get g) {
       return ByteBuffer.allocate(3 + 4 + g.key().length).put(CommandCodec.MAGIC)
           .put(CommandCodec.VERSION).put(GET).putInt(g.key().length).put(g.key()).array();
@@ -48,6 +55,9 @@ public sealed interface Query permits Query.Get, Query.Scan {
       byte kind = in.get();
       if (kind == GET) {
         return new Get(bytes(in));
+      }
+      if (kind == PRESSURE) {
+        return new Pressure();
       }
       if (kind == SCAN) {
         byte[] start = bytes(in);

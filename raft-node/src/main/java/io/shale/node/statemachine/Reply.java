@@ -1,5 +1,6 @@
 package io.shale.node.statemachine;
 
+import io.shale.engine.pressure.WritePressure;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,9 +14,11 @@ import java.util.List;
  *   CAS    = applied (0/1), has-current (0/1), [current]
  *   VALUE  = found (0/1), [value]
  *   ENTRIES = count:int32, count x (key, value), more (0/1)
+ *   PRESSURE = condition, cause (ordinals), measured:float64, threshold:float64, delay-ms:int64
  * </pre>
  */
-public sealed interface Reply permits Reply.Written, Reply.CasResult, Reply.Value, Reply.Entries {
+public sealed interface Reply
+    permits Reply.Written, Reply.CasResult, Reply.Value, Reply.Entries, Reply.Pressure {
   long appliedIndex();
 
   record Written(long appliedIndex) implements Reply {}
@@ -28,8 +31,14 @@ public sealed interface Reply permits Reply.Written, Reply.CasResult, Reply.Valu
   /** Scan results; {@code more} when the limit cut it short (continue after the last key). */
   record Entries(long appliedIndex, List<byte[][]> entries, boolean more) implements Reply {}
 
-  static byte[] encode(Reply r) {
+  /** A node's engine write pressure. */
+  record Pressure(long appliedIndex, WritePressure pressure) implements Reply {}
+
+  public static byte[] encode(Reply r) {
     int size = 9;
+    if (r instanceof Pressure) {
+      size += 2 + 8 + 8 + 8;
+    }
     if (r instanceof CasResult c) {
       size += 2 + (c.current() == null ? 0 : 4 + c.current().length);
     } else if (r instanceof Value v) {
@@ -49,6 +58,10 @@ public sealed interface Reply permits Reply.Written, Reply.CasResult, Reply.Valu
     } else if (r instanceof Value v) {
       out.put((byte) 3);
       optional(out, v.value());
+    } else if (r instanceof Pressure p) {
+      WritePressure w = p.pressure();
+      out.put((byte) 5).put((byte) w.condition().ordinal()).put((byte) w.cause().ordinal())
+          .putDouble(w.measured()).putDouble(w.threshold()).putLong(w.suggestedDelay().toMillis());
     } else if (r instanceof Entries e) {
       out.put((byte) 4).putInt(e.entries().size());
       for (byte[][] kv : e.entries()) {
@@ -85,6 +98,9 @@ public sealed interface Reply permits Reply.Written, Reply.CasResult, Reply.Valu
         }
         yield new Entries(index, entries, in.get() == 1);
       }
+      case 5 -> new Pressure(index, new WritePressure(
+          WritePressure.Condition.values()[in.get()], WritePressure.Cause.values()[in.get()],
+          in.getDouble(), in.getDouble(), java.time.Duration.ofMillis(in.getLong())));
       default -> throw new IllegalArgumentException("unknown reply kind " + kind);
     };
   }

@@ -5,6 +5,8 @@ import io.shale.engine.EngineOptions;
 import io.shale.engine.ScanIterator;
 import io.shale.engine.ScanOptions;
 import io.shale.engine.WriteBatch;
+import io.shale.node.pressure.ReplicaPressure;
+import io.shale.node.pressure.WriteThrottledByReplica;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -16,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.exceptions.StaleReadException;
 import org.apache.ratis.server.RaftServer;
@@ -82,6 +85,42 @@ public final class ShaleStateMachine extends BaseStateMachine {
       updateLastAppliedTermIndex(lastTerm, index);
     }
     engine = e;
+  }
+
+  private volatile ReplicaPressure pressure;
+
+  /**
+   * Makes {@link #startTransaction} apply the worst write pressure among the replicas to every
+   * write before it enters the log: delay when DELAYED, refuse when STOPPED.
+   */
+  public void gateWritesOn(ReplicaPressure replicas) {
+    this.pressure = replicas;
+  }
+
+  /**
+   * The clean place to refuse a write: it never reaches the log, and the leader does not step
+   * down (brief section 1). Runs on the leader only.
+   */
+  @Override
+  public TransactionContext startTransaction(RaftClientRequest request) throws IOException {
+    TransactionContext trx = super.startTransaction(request);
+    ReplicaPressure replicas = pressure;
+    if (replicas != null) {
+      ReplicaPressure.Worst w = replicas.worst();
+      switch (w.pressure().condition()) {
+        case STOPPED -> trx.setException(new WriteThrottledByReplica(w.node(), w.pressure()));
+        case DELAYED -> {
+          try {
+            Thread.sleep(Math.max(1, w.pressure().suggestedDelay().toMillis()));
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while delaying a write");
+          }
+        }
+        default -> { }
+      }
+    }
+    return trx;
   }
 
   /** The engine, for node-level operations (stats, compaction, pressure). */
@@ -193,6 +232,9 @@ public final class ShaleStateMachine extends BaseStateMachine {
     long applied = getLastAppliedTermIndex().getIndex();
     if (q instanceof Query.Get g) {
       return new Reply.Value(applied, e.get(CommandCodec.checkKey(g.key())));
+    }
+    if (q instanceof Query.Pressure) {
+      return new Reply.Pressure(applied, e.writePressure());
     }
     Query.Scan s = (Query.Scan) q;
     List<byte[][]> out = new ArrayList<>();
