@@ -137,6 +137,39 @@ class KvApiTest {
   }
 
   @Test
+  void aWriteRetriedWithItsRequestIdIsAppliedOnceEvenThroughAnotherNode() throws Exception {
+    String f = follower();
+    String other = cluster.nodes.keySet().stream().filter(n -> !n.equals(f)).findFirst().orElseThrow();
+    kv(f).put(PutRequest.newBuilder().setKey(s("counter")).setValue(s("1")).build());
+    CompareAndSetRequest increment = CompareAndSetRequest.newBuilder().setKey(s("counter"))
+        .setExpectedValue(s("1")).setThen(Op.newBuilder().setPut(KeyValue.newBuilder()
+            .setKey(s("counter")).setValue(s("2")))).setRequestId(s("req-1")).build();
+    CompareAndSetResponse first = kv(f).compareAndSet(increment);
+    assertThat(first.getApplied()).isTrue();
+    // The "retry" (the client never saw the first answer), sent to another node: applied again,
+    // it would fail its comparison (the value is now 2); deduplicated, it repeats the first answer.
+    CompareAndSetResponse retry = kv(other).compareAndSet(increment);
+    assertThat(retry.getApplied()).isTrue();
+    assertThat(retry.getHeader().getAppliedIndex()).isEqualTo(first.getHeader().getAppliedIndex());
+    assertThat(kv(f).get(GetRequest.newBuilder().setKey(s("counter")).build()).getValue()
+        .toStringUtf8()).isEqualTo("2");
+    // A new id is a new write.
+    CompareAndSetResponse fresh = kv(f).compareAndSet(increment.toBuilder()
+        .setRequestId(s("req-2")).build());
+    assertThat(fresh.getApplied()).isFalse();
+    assertThat(fresh.getCurrent().toStringUtf8()).isEqualTo("2");
+    // Puts too: the retry does not overwrite what came after the first attempt.
+    PutRequest put = PutRequest.newBuilder().setKey(s("p")).setValue(s("first"))
+        .setRequestId(s("req-3")).build();
+    PutResponse p1 = kv(f).put(put);
+    kv(f).put(PutRequest.newBuilder().setKey(s("p")).setValue(s("second")).build());
+    PutResponse p2 = kv(other).put(put);
+    assertThat(p2.getHeader().getAppliedIndex()).isEqualTo(p1.getHeader().getAppliedIndex());
+    assertThat(kv(f).get(GetRequest.newBuilder().setKey(s("p")).build()).getValue()
+        .toStringUtf8()).isEqualTo("second");
+  }
+
+  @Test
   void badRequestsAreInvalidArgumentsNamingTheProblem() throws Exception {
     String f = follower();
     assertThatThrownBy(() -> kv(f).put(PutRequest.newBuilder().setKey(ByteString.EMPTY)

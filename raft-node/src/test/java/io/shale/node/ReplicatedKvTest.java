@@ -188,6 +188,13 @@ class ReplicatedKvTest {
     byte[] ok = CommandCodec.encode(new Command.Batch(List.of(new Command.Op(b("k"), b("v")))));
     ok[1] = 9;
     assertThatThrownBy(() -> CommandCodec.decode(ok)).hasMessageContaining("version 9");
+    Command.Identified id = new Command.Identified(b("r1"), new Command.CompareAndSet(b("k"),
+        null, new Command.Op(b("k"), b("v"))));
+    Command.Identified back = (Command.Identified) CommandCodec.decode(CommandCodec.encode(id));
+    assertThat(back.requestId()).isEqualTo(b("r1"));
+    assertThat(((Command.CompareAndSet) back.command()).then().value()).isEqualTo(b("v"));
+    assertThatThrownBy(() -> new Command.Identified(new byte[65], id.command()))
+        .hasMessageContaining("1 to 64 bytes");
     byte[] cut = CommandCodec.encode(new Command.Batch(List.of(new Command.Op(b("k"), b("v")))));
     assertThatThrownBy(() -> CommandCodec.decode(java.util.Arrays.copyOf(cut, cut.length - 1)))
         .isInstanceOf(IllegalArgumentException.class);

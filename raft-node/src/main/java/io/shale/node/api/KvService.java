@@ -79,7 +79,8 @@ public final class KvService extends KVGrpc.KVImplBase {
     return CommandCodec.checkKey(k.toByteArray());
   }
 
-  private Reply write(Command c) throws IOException, StatusException {
+  private Reply write(ByteString requestId, Command command) throws IOException, StatusException {
+    Command c = requestId.isEmpty() ? command : new Command.Identified(requestId.toByteArray(), command);
     RaftClientReply r;
     try {
       r = raft.io().send(Message.valueOf(
@@ -175,8 +176,8 @@ public final class KvService extends KVGrpc.KVImplBase {
   @Override
   public void put(PutRequest req, StreamObserver<PutResponse> out) {
     serve(out, () -> {
-      Reply r = write(new Command.Batch(List.of(new Command.Op(key(req.getKey()),
-          value(req.getValue())))));
+      Reply r = write(req.getRequestId(), new Command.Batch(List.of(new Command.Op(
+          key(req.getKey()), value(req.getValue())))));
       return PutResponse.newBuilder().setHeader(header(r.appliedIndex())).build();
     });
   }
@@ -184,7 +185,8 @@ public final class KvService extends KVGrpc.KVImplBase {
   @Override
   public void delete(DeleteRequest req, StreamObserver<DeleteResponse> out) {
     serve(out, () -> {
-      Reply r = write(new Command.Batch(List.of(new Command.Op(key(req.getKey()), null))));
+      Reply r = write(req.getRequestId(), new Command.Batch(List.of(new Command.Op(
+          key(req.getKey()), null))));
       return DeleteResponse.newBuilder().setHeader(header(r.appliedIndex())).build();
     });
   }
@@ -199,7 +201,7 @@ public final class KvService extends KVGrpc.KVImplBase {
       for (Op op : req.getOpsList()) {
         ops.add(op(op));
       }
-      Reply r = write(new Command.Batch(ops));
+      Reply r = write(req.getRequestId(), new Command.Batch(ops));
       return BatchResponse.newBuilder().setHeader(header(r.appliedIndex())).build();
     });
   }
@@ -218,7 +220,8 @@ public final class KvService extends KVGrpc.KVImplBase {
       if (!java.util.Arrays.equals(then.key(), key)) {
         throw new IllegalArgumentException("compare-and-set's operation must be on its own key");
       }
-      Reply.CasResult r = (Reply.CasResult) write(new Command.CompareAndSet(key, expected, then));
+      Reply.CasResult r = (Reply.CasResult) write(req.getRequestId(),
+          new Command.CompareAndSet(key, expected, then));
       CompareAndSetResponse.Builder b = CompareAndSetResponse.newBuilder()
           .setHeader(header(r.appliedIndex())).setApplied(r.applied());
       if (r.current() != null) {

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.retry.RetryPolicies;
@@ -33,25 +34,37 @@ public final class PressurePoller implements AutoCloseable {
       ReplicaPressure into, Duration interval) {
     this.client = RaftClient.newBuilder().setProperties(properties).setRaftGroup(group)
         .setRetryPolicy(RetryPolicies.noRetry()).build();
-    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+    // One thread per peer: a peer that does not answer (down, partitioned) must not delay the
+    // reports of the others past their maximum age.
+    this.timer = Executors.newScheduledThreadPool(Math.max(1, group.getPeers().size() - 1), r -> {
       Thread t = new Thread(r, "pressure-poller-" + self);
       t.setDaemon(true);
       return t;
     });
-    timer.scheduleWithFixedDelay(() -> {
-      for (RaftPeer peer : group.getPeers()) {
-        if (peer.getId().toString().equals(self)) {
-          continue;
-        }
-        client.async().sendStaleRead(QUERY, 0, peer.getId()).thenAccept(r -> {
-          if (r.isSuccess()) {
-            WritePressure p = ((Reply.Pressure) Reply.decode(
-                r.getMessage().getContent().toByteArray())).pressure();
-            into.report(peer.getId().toString(), p);
-          }
-        });
+    for (RaftPeer peer : group.getPeers()) {
+      if (peer.getId().toString().equals(self)) {
+        continue;
       }
-    }, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+      timer.scheduleWithFixedDelay(() -> poll(peer, into), 0, interval.toMillis(),
+          TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /**
+   * One blocking stale read (the asynchronous client closes its ordered window for a server after
+   * a failure without retry, which would silence that peer for good).
+   */
+  private void poll(RaftPeer peer, ReplicaPressure into) {
+    try {
+      RaftClientReply r = client.io().sendStaleRead(QUERY, 0, peer.getId());
+      if (r.isSuccess()) {
+        WritePressure p = ((Reply.Pressure) Reply.decode(
+            r.getMessage().getContent().toByteArray())).pressure();
+        into.report(peer.getId().toString(), p);
+      }
+    } catch (IOException | RuntimeException e) {
+      // not reported: its last report ages out
+    }
   }
 
   @Override

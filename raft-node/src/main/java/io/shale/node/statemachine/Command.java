@@ -6,7 +6,7 @@ import java.util.List;
  * A write as it travels through the Raft log: the state machine applies each committed command
  * to the engine as one atomic batch tagged with the entry's index.
  */
-public sealed interface Command permits Command.Batch, Command.CompareAndSet {
+public sealed interface Command permits Command.Batch, Command.CompareAndSet, Command.Identified {
   /** One put or delete of a batch. {@code value} is null for a delete. */
   record Op(byte[] key, byte[] value) {
     public boolean isDelete() {
@@ -22,4 +22,20 @@ public sealed interface Command permits Command.Batch, Command.CompareAndSet {
    * value equals {@code expected} (null: the key must be absent).
    */
   record CompareAndSet(byte[] key, byte[] expected, Op then) implements Command {}
+
+  /**
+   * {@code command} under a client-chosen request id (1 to 64 bytes): a retry with the same id
+   * is answered with the first attempt's reply instead of being applied again.
+   */
+  record Identified(byte[] requestId, Command command) implements Command {
+    public Identified {
+      if (requestId.length < 1 || requestId.length > 64) {
+        throw new IllegalArgumentException("request id must be 1 to 64 bytes, got "
+            + requestId.length);
+      }
+      if (command instanceof Identified) {
+        throw new IllegalArgumentException("a request id wraps a batch or a compare-and-set");
+      }
+    }
+  }
 }

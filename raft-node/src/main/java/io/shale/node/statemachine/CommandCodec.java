@@ -10,7 +10,8 @@ import java.util.List;
  * magic byte and a format version so that a foreign or future entry is refused by name):
  *
  * <pre>
- *   entry  = magic 0x53 ('S'), version 1, kind (1 batch, 2 compare-and-set), body
+ *   entry  = magic 0x53 ('S'), version 1, kind (1 batch, 2 compare-and-set, 3 identified), body
+ *   identified = request-id, the body of a batch or compare-and-set entry (kind, body)
  *   batch  = count:int32, count x op
  *   op     = type (1 put, 2 delete), key, [value if put]
  *   cas    = key, has-expected (0/1), [expected], op
@@ -25,6 +26,7 @@ public final class CommandCodec {
   static final byte VERSION = 1;
   static final byte BATCH = 1;
   static final byte CAS = 2;
+  static final byte IDENTIFIED = 3;
   private static final byte PUT = 1;
   private static final byte DELETE = 2;
   public static final int MAX_KEY_BYTES = 64 << 10;
@@ -32,6 +34,13 @@ public final class CommandCodec {
   private CommandCodec() {}
 
   public static byte[] encode(Command c) {
+    if (c instanceof Command.Identified id) {
+      byte[] inner = encode(id.command());
+      // magic, version, kind 3, id, then the inner entry without its magic and version
+      return ByteBuffer.allocate(3 + 4 + id.requestId().length + inner.length - 2).put(MAGIC)
+          .put(VERSION).put(IDENTIFIED).putInt(id.requestId().length).put(id.requestId())
+          .put(inner, 2, inner.length - 2).array();
+    }
     int size = 3;
     if (c instanceof Command.Batch b) {
       size += 4;
@@ -105,6 +114,11 @@ public final class CommandCodec {
             + " is not supported (this node reads version " + VERSION + ")");
       }
       byte kind = in.get();
+      byte[] requestId = null;
+      if (kind == IDENTIFIED) {
+        requestId = getBytes(in);
+        kind = in.get();
+      }
       Command c = switch (kind) {
         case BATCH -> {
           int n = in.getInt();
@@ -128,7 +142,7 @@ public final class CommandCodec {
       if (in.hasRemaining()) {
         throw new IllegalArgumentException(in.remaining() + " bytes after the command");
       }
-      return c;
+      return requestId == null ? c : new Command.Identified(requestId, c);
     } catch (BufferUnderflowException e) {
       throw new IllegalArgumentException("command truncated at byte " + in.position() + " of "
           + entry.length);

@@ -180,6 +180,18 @@ public final class ShaleStateMachine extends BaseStateMachine {
       return CompletableFuture.failedFuture(bad);
     }
     WriteBatch batch = new WriteBatch();
+    byte[] requestId = null;
+    if (command instanceof Command.Identified id) {
+      requestId = id.requestId();
+      byte[] earlier = e.get(RequestRecords.lookupKey(requestId));
+      if (earlier != null && RequestRecords.stillRetained(earlier, index)) {
+        // A retry of a write already applied: the first attempt's reply, nothing applied again.
+        updateLastAppliedTermIndex(term, index);
+        return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(
+            RequestRecords.reply(earlier))));
+      }
+      command = id.command();
+    }
     Reply reply;
     if (command instanceof Command.Batch b) {
       for (Command.Op op : b.ops()) {
@@ -195,6 +207,13 @@ public final class ShaleStateMachine extends BaseStateMachine {
       }
       reply = new Reply.CasResult(index, matches, matches ? cas.then().value() : current);
     }
+    byte[] replyBytes = Reply.encode(reply);
+    if (requestId != null) {
+      RequestRecords.record(batch, requestId, index, replyBytes);
+    }
+    if (index % RequestRecords.EXPIRY_EVERY == 0) {
+      RequestRecords.expire(e, batch, index);
+    }
     if (term != lastTerm) {
       batch.put(TERM_KEY, ByteBuffer.allocate(8).putLong(term).array());
       termStarts.put(index, term);
@@ -204,8 +223,7 @@ public final class ShaleStateMachine extends BaseStateMachine {
       e.applyCommitted(batch, index);
     }
     updateLastAppliedTermIndex(term, index);
-    return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(
-        Reply.encode(reply))));
+    return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(replyBytes)));
   }
 
   private static void add(WriteBatch batch, Command.Op op) {
