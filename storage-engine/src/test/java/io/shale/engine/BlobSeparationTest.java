@@ -138,9 +138,9 @@ class BlobSeparationTest {
           n++;
         }
         assertThat(n).isEqualTo(100);
-        // 500 KiB of values in key order: an exact first read, then windows of 64, 128 and
-        // 256 KiB as the reads stay sequential: 5 reads, not 50.
-        assertThat(it.blobReads()).isBetween(2L, 6L);
+        // 500 KiB of values in key order: exact reads until the third sequential one, then
+        // windows of 64, 128 and 256 KiB: 6 or 7 reads, not 50.
+        assertThat(it.blobReads()).isBetween(3L, 7L);
       }
       // Damage every value byte of the blob file: keys-only scans still work, value reads fail.
       Path blob = dir.resolve(String.format("%06d.blob", blobNumbers(e).iterator().next()));

@@ -68,9 +68,9 @@ class ReadaheadTest {
       ra.read(3, off, b, 0, 4000, f);
       assertBytes(b, 0, off, 4000);
     }
-    // Exact first read, then 16, 32 KiB, then 64 KiB windows.
-    assertThat(f.reads.subList(0, 4)).containsExactly(4000, 16 << 10, 32 << 10, 64 << 10);
-    assertThat(f.reads.subList(3, f.reads.size() - 1)).allMatch(n -> n == 64 << 10);
+    // Exact reads until the third sequential one, then 16, 32 KiB, then 64 KiB windows.
+    assertThat(f.reads.subList(0, 5)).containsExactly(4000, 4000, 16 << 10, 32 << 10, 64 << 10);
+    assertThat(f.reads.subList(4, f.reads.size() - 1)).allMatch(n -> n == 64 << 10);
     long total = f.reads.stream().mapToLong(Integer::longValue).sum();
     assertThat(total).isBetween((long) FILE - 4000, (long) FILE + (64 << 10));
     assertThat(ra.reads()).isEqualTo(f.reads.size()).isLessThan(25);
@@ -82,12 +82,14 @@ class ReadaheadTest {
     Readahead ra = Readahead.adaptive(16 << 10, 64 << 10);
     byte[] b = new byte[1000];
     ra.read(1, 0, b, 0, 1000, f);
-    ra.read(1, 1000, b, 0, 1000, f); // sequential: a 16 KiB window
+    ra.read(1, 1000, b, 0, 1000, f); // sequential once: still exact
+    ra.read(1, 2000, b, 0, 1000, f); // the second sequential read in a row: a 16 KiB window
     ra.read(2, 1000, b, 0, 1000, f); // another file: exact
     assertBytes(b, 0, 1000, 1000);
+    ra.read(2, 2000, b, 0, 1000, f); // sequential once in file 2: exact
     ra.read(2, 500_000, b, 0, 1000, f); // a jump forward beyond the window: exact
     ra.read(2, 100, b, 0, 1000, f); // backwards: exact
-    assertThat(f.reads).containsExactly(1000, 16 << 10, 1000, 1000, 1000);
+    assertThat(f.reads).containsExactly(1000, 1000, 16 << 10, 1000, 1000, 1000, 1000);
   }
 
   @Test
