@@ -12,6 +12,7 @@ import io.shale.client.proto.BatchRequest;
 import io.shale.client.proto.CompareAndSetRequest;
 import io.shale.client.proto.CompareAndSetResponse;
 import io.shale.client.proto.Consistency;
+import io.shale.client.proto.DeleteRangeRequest;
 import io.shale.client.proto.DeleteRequest;
 import io.shale.client.proto.GetRequest;
 import io.shale.client.proto.GetResponse;
@@ -132,6 +133,12 @@ class KvApiTest {
         .setConsistency(Consistency.STALE).build());
     assertThat(stale.getHeader().getNodeId()).isEqualTo(f);
     kv(f).delete(DeleteRequest.newBuilder().setKey(s("s02")).build());
+    // Delete a range: s10..s19 gone, s09 and s20 kept (25 keys, s02 deleted above: 14 left).
+    kv(f).deleteRange(DeleteRangeRequest.newBuilder().setStart(s("s10")).setEnd(s("s20")).build());
+    ScanResponse left = kv(f).scan(ScanRequest.newBuilder().setStart(s("s")).setEnd(s("t"))
+        .setKeysOnly(true).build());
+    assertThat(left.getEntriesList()).extracting(e -> e.getKey().toStringUtf8())
+        .contains("s09", "s20").doesNotContain("s02", "s10", "s15", "s19").hasSize(14);
     assertThat(kv(cluster.leader()).get(GetRequest.newBuilder().setKey(s("s02")).build())
         .getFound()).isFalse();
   }
@@ -193,6 +200,12 @@ class KvApiTest {
         .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
           assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
           assertThat(e.getStatus().getDescription()).contains("exceeds the limit of 16777216");
+        });
+    assertThatThrownBy(() -> kv(f).deleteRange(DeleteRangeRequest.newBuilder().setStart(s("z"))
+        .setEnd(s("a")).build()))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+          assertThat(e.getStatus().getDescription()).contains("malformed range");
         });
     assertThatThrownBy(() -> kv(f).batch(BatchRequest.getDefaultInstance()))
         .isInstanceOfSatisfying(StatusRuntimeException.class, e ->

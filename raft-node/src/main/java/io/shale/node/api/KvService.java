@@ -9,6 +9,8 @@ import io.shale.client.proto.BatchResponse;
 import io.shale.client.proto.CompareAndSetRequest;
 import io.shale.client.proto.CompareAndSetResponse;
 import io.shale.client.proto.Consistency;
+import io.shale.client.proto.DeleteRangeRequest;
+import io.shale.client.proto.DeleteRangeResponse;
 import io.shale.client.proto.DeleteRequest;
 import io.shale.client.proto.DeleteResponse;
 import io.shale.client.proto.GetRequest;
@@ -188,6 +190,19 @@ public final class KvService extends KVGrpc.KVImplBase {
       Reply r = write(req.getRequestId(), new Command.Batch(List.of(new Command.Op(
           key(req.getKey()), null))));
       return DeleteResponse.newBuilder().setHeader(header(r.appliedIndex())).build();
+    });
+  }
+
+  @Override
+  public void deleteRange(DeleteRangeRequest req, StreamObserver<DeleteRangeResponse> out) {
+    serve(out, () -> {
+      byte[] start = req.getStart().toByteArray();
+      byte[] end = req.getEnd().isEmpty() ? null : req.getEnd().toByteArray();
+      if (end != null && java.util.Arrays.compare(start, end) >= 0) {
+        throw new IllegalArgumentException("malformed range: end must be after start");
+      }
+      Reply r = write(req.getRequestId(), new Command.DeleteRange(start, end));
+      return DeleteRangeResponse.newBuilder().setHeader(header(r.appliedIndex())).build();
     });
   }
 

@@ -6,7 +6,8 @@ import java.util.List;
  * A write as it travels through the Raft log: the state machine applies each committed command
  * to the engine as one atomic batch tagged with the entry's index.
  */
-public sealed interface Command permits Command.Batch, Command.CompareAndSet, Command.Identified {
+public sealed interface Command
+    permits Command.Batch, Command.CompareAndSet, Command.DeleteRange, Command.Identified {
   /** One put or delete of a batch. {@code value} is null for a delete. */
   record Op(byte[] key, byte[] value) {
     public boolean isDelete() {
@@ -22,6 +23,12 @@ public sealed interface Command permits Command.Batch, Command.CompareAndSet, Co
    * value equals {@code expected} (null: the key must be absent).
    */
   record CompareAndSet(byte[] key, byte[] expected, Op then) implements Command {}
+
+  /**
+   * Deletes every key in [start, end) (end null: to the last key). The keys are found at apply
+   * time, in the applied state every replica shares, so each replica deletes the same ones.
+   */
+  record DeleteRange(byte[] start, byte[] end) implements Command {}
 
   /**
    * {@code command} under a client-chosen request id (1 to 64 bytes): a retry with the same id

@@ -10,7 +10,9 @@ import java.util.List;
  * magic byte and a format version so that a foreign or future entry is refused by name):
  *
  * <pre>
- *   entry  = magic 0x53 ('S'), version 1, kind (1 batch, 2 compare-and-set, 3 identified), body
+ *   entry  = magic 0x53 ('S'), version 1, kind (1 batch, 2 compare-and-set, 3 identified,
+ *            4 delete range), body
+ *   range  = start, has-end (0/1), [end]
  *   identified = request-id, the body of a batch or compare-and-set entry (kind, body)
  *   batch  = count:int32, count x op
  *   op     = type (1 put, 2 delete), key, [value if put]
@@ -27,6 +29,7 @@ public final class CommandCodec {
   static final byte BATCH = 1;
   static final byte CAS = 2;
   static final byte IDENTIFIED = 3;
+  static final byte DELETE_RANGE = 4;
   private static final byte PUT = 1;
   private static final byte DELETE = 2;
   public static final int MAX_KEY_BYTES = 64 << 10;
@@ -40,6 +43,19 @@ public final class CommandCodec {
       return ByteBuffer.allocate(3 + 4 + id.requestId().length + inner.length - 2).put(MAGIC)
           .put(VERSION).put(IDENTIFIED).putInt(id.requestId().length).put(id.requestId())
           .put(inner, 2, inner.length - 2).array();
+    }
+    if (c instanceof Command.DeleteRange r) {
+      if (r.end() != null && java.util.Arrays.compare(r.start(), r.end()) >= 0) {
+        throw new IllegalArgumentException("delete range end must be after its start");
+      }
+      ByteBuffer out = ByteBuffer.allocate(3 + 4 + r.start().length + 1
+          + (r.end() == null ? 0 : 4 + r.end().length)).put(MAGIC).put(VERSION).put(DELETE_RANGE);
+      putBytes(out, r.start());
+      out.put((byte) (r.end() == null ? 0 : 1));
+      if (r.end() != null) {
+        putBytes(out, r.end());
+      }
+      return out.array();
     }
     int size = 3;
     if (c instanceof Command.Batch b) {
@@ -136,6 +152,10 @@ public final class CommandCodec {
           byte[] key = getBytes(in);
           byte[] expected = in.get() == 1 ? getBytes(in) : null;
           yield new Command.CompareAndSet(key, expected, getOp(in));
+        }
+        case DELETE_RANGE -> {
+          byte[] start = getBytes(in);
+          yield new Command.DeleteRange(start, in.get() == 1 ? getBytes(in) : null);
         }
         default -> throw new IllegalArgumentException("unknown command kind " + kind);
       };

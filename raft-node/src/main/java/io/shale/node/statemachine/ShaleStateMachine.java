@@ -198,6 +198,16 @@ public final class ShaleStateMachine extends BaseStateMachine {
         add(batch, op);
       }
       reply = new Reply.Written(index);
+    } else if (command instanceof Command.DeleteRange r) {
+      try (ScanIterator it = e.scan(new ScanOptions(r.start(), r.end(), Long.MAX_VALUE, false,
+          true))) {
+        while (it.next()) {
+          if (it.key().length > 0 && it.key()[0] != 0) { // never the node's own records
+            batch.delete(it.key());
+          }
+        }
+      }
+      reply = new Reply.Written(index);
     } else {
       Command.CompareAndSet cas = (Command.CompareAndSet) command;
       byte[] current = e.get(cas.key());
