@@ -14,8 +14,8 @@ import io.shale.engine.compaction.CompactionOptions;
 import io.shale.engine.compaction.CompactionScore;
 import io.shale.engine.sstable.Compression;
 import io.shale.engine.sstable.TableWriteOptions;
+import io.shale.ops.Directories;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
@@ -25,12 +25,10 @@ import java.nio.file.Paths;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.HdrHistogram.Histogram;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
@@ -502,8 +500,8 @@ public final class EngineBench {
           System.err.println("engine-bench: closing " + s.name() + ": " + e);
         }
       }
-      deleteRecursively(shaleDir);
-      deleteRecursively(rocksDir);
+      Directories.deleteRecursively(shaleDir);
+      Directories.deleteRecursively(rocksDir);
     }
   }
 
@@ -807,20 +805,6 @@ public final class EngineBench {
     return b;
   }
 
-  private static void deleteRecursively(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> s = Files.walk(dir)) {
-      s.sorted(Comparator.reverseOrder()).forEach(p -> {
-        try {
-          Files.delete(p);
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
-    }
-  }
 
   // ---------------------------------------------------------------------------------------------
   // Arguments

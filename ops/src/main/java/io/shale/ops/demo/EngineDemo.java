@@ -12,14 +12,13 @@ import io.shale.engine.WriteBatch;
 import io.shale.engine.bloom.BloomPolicy;
 import io.shale.engine.compaction.CompactionOptions;
 import io.shale.engine.compaction.CompactionScore;
+import io.shale.ops.Directories;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -132,7 +131,7 @@ public final class EngineDemo {
       ok = true;
     } finally {
       if (ownDir && !a.keep && ok) {
-        deleteRecursively(dir);
+        Directories.deleteRecursively(dir);
         System.out.printf("%nremoved %s%n", dir);
       } else {
         System.out.printf("%nkept %s%n", dir);
@@ -548,20 +547,6 @@ public final class EngineDemo {
     return b;
   }
 
-  private static void deleteRecursively(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> s = Files.walk(dir)) {
-      s.sorted(Comparator.reverseOrder()).forEach(p -> {
-        try {
-          Files.delete(p);
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
-    }
-  }
 
   // ---------------------------------------------------------------------------------------------
   // Arguments

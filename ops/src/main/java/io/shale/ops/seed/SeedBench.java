@@ -4,6 +4,7 @@ import static io.shale.ops.ScriptArguments.callerPath;
 import static io.shale.ops.ScriptArguments.need;
 
 import io.shale.engine.config.ByteSize;
+import io.shale.ops.Directories;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,7 +13,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.stream.Stream;
 
 /**
  * The seed benchmark ({@code ops/bin/seed-bench}): the seed's before/after table on Shale's engine,
@@ -169,8 +169,8 @@ public final class SeedBench {
     for (SeedConfig c : configs) {
       Path data = out.resolve("data").resolve(c.slug());
       Path dir = out.resolve(c.slug());
-      deleteTree(data);
-      deleteTree(dir);
+      Directories.deleteRecursively(data);
+      Directories.deleteRecursively(dir);
       Files.createDirectories(data);
       List<String> cmd = new ArrayList<>(List.of(javaBinary(), "-Xms" + heap, "-Xmx" + heap,
           "-XX:-UsePerfData"));
@@ -214,7 +214,7 @@ public final class SeedBench {
           group.close();
         }
         if (!keepData) {
-          deleteTree(data);
+          Directories.deleteRecursively(data);
         }
       }
     }
@@ -234,14 +234,4 @@ public final class SeedBench {
     return Paths.get(System.getProperty("java.home"), "bin", "java").toString();
   }
 
-  private static void deleteTree(Path p) throws IOException {
-    if (!Files.exists(p)) {
-      return;
-    }
-    try (Stream<Path> s = Files.walk(p)) {
-      for (Path f : s.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(f);
-      }
-    }
-  }
 }
