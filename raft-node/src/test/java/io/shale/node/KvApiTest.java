@@ -45,7 +45,7 @@ class KvApiTest {
 
   @BeforeEach
   void start() throws Exception {
-    cluster = new LocalCluster(dir, 3, true);
+    cluster = new LocalCluster(dir, 3);
     cluster.leader();
   }
 

@@ -1,12 +1,15 @@
 package io.shale.node;
 
 import io.shale.engine.EngineOptions;
+import io.shale.node.server.NodeConfig;
 import io.shale.node.server.ShaleNode;
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
@@ -16,31 +19,63 @@ import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.util.TimeDuration;
 
-/** Nodes of one group on loopback ports, in this JVM, each with its directory under {@code dir}. */
+/**
+ * Nodes of one cluster on loopback ports, in this JVM, each with its directory under {@code dir},
+ * its gRPC API and its HTTP endpoints.
+ */
 final class LocalCluster implements AutoCloseable {
   final Map<String, ShaleNode> nodes = new LinkedHashMap<>();
+  /** Every node ever configured, members or not, by id. */
+  final Map<String, NodeConfig.Peer> peers = new LinkedHashMap<>();
   final RaftGroup group;
-  final RaftProperties properties = ShaleNode.properties(Duration.ofMillis(300));
+  final RaftProperties properties;
   private final Path dir;
-  private final boolean api;
   private final EngineOptions engineOptions;
+  private final NodeConfig.RaftSettings raft;
 
-  LocalCluster(Path dir, int size, boolean api) throws IOException {
-    this(dir, size, api, EngineOptions.defaults());
+  LocalCluster(Path dir, int size) throws IOException {
+    this(dir, size, EngineOptions.defaults());
   }
 
-  LocalCluster(Path dir, int size, boolean api, EngineOptions engineOptions) throws IOException {
+  LocalCluster(Path dir, int size, EngineOptions engineOptions) throws IOException {
+    this(dir, size, engineOptions, NodeConfig.RaftSettings.defaults());
+  }
+
+  LocalCluster(Path dir, int size, EngineOptions engineOptions, NodeConfig.RaftSettings raft)
+      throws IOException {
+    this(dir, size, engineOptions, raft, true);
+  }
+
+  /** A cluster of {@code size} configured nodes, none started (start them with {@link #start}). */
+  static LocalCluster configuredOnly(Path dir, int size) throws IOException {
+    return new LocalCluster(dir, size, EngineOptions.defaults(),
+        NodeConfig.RaftSettings.defaults(), false);
+  }
+
+  private LocalCluster(Path dir, int size, EngineOptions engineOptions,
+      NodeConfig.RaftSettings raft, boolean startAll) throws IOException {
     this.dir = dir;
-    this.api = api;
     this.engineOptions = engineOptions;
-    Map<String, String> peers = new LinkedHashMap<>();
+    this.raft = raft;
     for (int i = 1; i <= size; i++) {
-      peers.put("n" + i, "127.0.0.1:" + freePort());
+      newPeer("n" + i);
     }
-    group = ShaleNode.group("test-cluster", peers);
-    for (String id : peers.keySet()) {
-      start(id);
+    List<NodeConfig.Peer> members = new ArrayList<>(peers.values());
+    group = ShaleNode.group("test-cluster", members);
+    properties = ShaleNode.properties(raft, NodeConfig.Limits.defaults());
+    if (startAll) {
+      for (String id : peers.keySet()) {
+        start(id);
+      }
     }
+  }
+
+  /** Allocates ports for a node {@code id} that is not started. */
+  NodeConfig.Peer newPeer(String id) throws IOException {
+    NodeConfig.Peer p = new NodeConfig.Peer(id, "127.0.0.1:" + freePort(),
+        "127.0.0.1:" + freePort());
+    peers.put(id, p);
+    return p;
   }
 
   static int freePort() throws IOException {
@@ -49,17 +84,50 @@ final class LocalCluster implements AutoCloseable {
     }
   }
 
-  ShaleNode start(String id) throws IOException {
-    ShaleNode n = ShaleNode.start(id, group, dir.resolve(id), engineOptions, properties);
-    if (api) {
-      n.serveApi(0, group, properties);
+  NodeConfig config(String id) {
+    NodeConfig.Peer self = peers.get(id);
+    List<NodeConfig.Peer> members = new ArrayList<>();
+    group.getPeers().forEach(p -> members.add(peers.get(p.getId().toString())));
+    if (!members.contains(self)) {
+      members.add(self);
     }
+    return new NodeConfig(id, "test-cluster", dir.resolve(id), self.raftAddress(),
+        self.apiAddress(), "127.0.0.1:0", members, raft, NodeConfig.Limits.defaults(),
+        engineOptions);
+  }
+
+  ShaleNode start(String id) throws IOException {
+    ShaleNode n = ShaleNode.start(config(id));
+    nodes.put(id, n);
+    return n;
+  }
+
+  /** Starts {@code id} (see {@link #newPeer}) outside the configuration, waiting to be added. */
+  ShaleNode startJoining(String id) throws IOException {
+    ShaleNode n = ShaleNode.start(config(id), true);
     nodes.put(id, n);
     return n;
   }
 
   void stop(String id) throws IOException {
     nodes.remove(id).close();
+  }
+
+  /** Writes a TOML file that starts node {@code id} as this cluster's member. */
+  Path writeConfigFile(String id) throws IOException {
+    NodeConfig c = config(id);
+    StringBuilder t = new StringBuilder();
+    t.append("[node]\nid = \"").append(id).append("\"\ncluster = \"test-cluster\"\n")
+        .append("data_dir = \"").append(c.dataDir()).append("\"\n")
+        .append("http_address = \"127.0.0.1:0\"\n\n");
+    for (NodeConfig.Peer p : c.peers()) {
+      t.append("[[peers]]\nid = \"").append(p.id()).append("\"\nraft_address = \"")
+          .append(p.raftAddress()).append("\"\napi_address = \"").append(p.apiAddress())
+          .append("\"\n\n");
+    }
+    Path file = dir.resolve(id + ".toml");
+    Files.writeString(file, t);
+    return file;
   }
 
   RaftClient client() {

@@ -42,12 +42,11 @@ class NodeKillIT {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
-  private Process startChild(String id, Map<String, String> peers) throws IOException {
+  private Process startChild(String id, Path config) throws IOException {
     List<String> cmd = new ArrayList<>(List.of(
         Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Dshale.cluster=kill-test", "-cp", System.getProperty("java.class.path"),
-        NodeMain.class.getName(), id, dir.resolve(id).toString(), "0"));
-    peers.forEach((k, v) -> cmd.add(k + "=" + v));
+        "-cp", System.getProperty("java.class.path"),
+        NodeMain.class.getName(), "--config", config.toString()));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(),
         StandardCharsets.UTF_8));
@@ -78,20 +77,14 @@ class NodeKillIT {
 
   @Test
   void aKilledNodeRecoversAndHoldsEveryAcknowledgedWrite() throws Exception {
-    Map<String, String> peers = new LinkedHashMap<>();
-    for (String id : List.of("n1", "n2", "n3")) {
-      peers.put(id, "127.0.0.1:" + LocalCluster.freePort());
-    }
-    RaftGroup group = ShaleNode.group("kill-test", peers);
-    var props = ShaleNode.properties(java.time.Duration.ofMillis(300));
-    List<ShaleNode> inJvm = new ArrayList<>();
+    // n1 and n2 in this JVM, n3 a child process started from its configuration file.
     Process child = null;
-    try {
-      for (String id : List.of("n1", "n2")) {
-        inJvm.add(ShaleNode.start(id, group, dir.resolve(id), EngineOptions.defaults(), props));
-      }
-      child = startChild("n3", peers);
-      try (RaftClient client = new LocalClusterClient(group, props).client()) {
+    try (LocalCluster cluster = LocalCluster.configuredOnly(dir, 3)) {
+      cluster.start("n1");
+      cluster.start("n2");
+      Path n3 = cluster.writeConfigFile("n3");
+      child = startChild("n3", n3);
+      try (RaftClient client = cluster.client()) {
         long last = 0;
         int acknowledged = 0;
         for (int i = 0; i < 600; i++) {
@@ -99,7 +92,7 @@ class NodeKillIT {
             child.destroyForcibly().waitFor(); // SIGKILL, mid-stream
           }
           if (i == 400) {
-            child = startChild("n3", peers);
+            child = startChild("n3", n3);
           }
           RaftClientReply r = client.io().send(Message.valueOf(ByteString.copyFrom(
               CommandCodec.encode(new Command.Batch(List.of(new Command.Op(b("key" + i),
@@ -135,19 +128,6 @@ class NodeKillIT {
       if (child != null) {
         child.destroyForcibly();
       }
-      for (ShaleNode n : inJvm) {
-        n.close();
-      }
-    }
-  }
-
-  /** A Ratis client for a group (LocalCluster's, without starting nodes). */
-  private record LocalClusterClient(RaftGroup group, org.apache.ratis.conf.RaftProperties props) {
-    RaftClient client() {
-      return RaftClient.newBuilder().setProperties(props).setRaftGroup(group)
-          .setRetryPolicy(org.apache.ratis.retry.RetryPolicies.retryUpToMaximumCountWithFixedSleep(
-              300, org.apache.ratis.util.TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
-          .build();
     }
   }
 }

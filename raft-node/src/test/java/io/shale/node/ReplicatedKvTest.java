@@ -34,7 +34,7 @@ class ReplicatedKvTest {
   private RaftClient client;
 
   private void startCluster() throws IOException {
-    cluster = new LocalCluster(dir, 3, false);
+    cluster = new LocalCluster(dir, 3);
     nodes = cluster.nodes;
     client = cluster.client();
   }

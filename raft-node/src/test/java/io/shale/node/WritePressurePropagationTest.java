@@ -37,7 +37,7 @@ class WritePressurePropagationTest {
             c.targetFileSizeBytes(), c.numLevels(), c.threads(), c.score()))
         .withWritePressure(new WritePressureOptions(true, 3, 5, 64L << 30, 256L << 30, 4,
             Duration.ofMillis(20)));
-    try (LocalCluster cluster = new LocalCluster(dir, 3, true, small)) {
+    try (LocalCluster cluster = new LocalCluster(dir, 3, small)) {
       String leader = cluster.leader();
       String follower = cluster.nodes.keySet().stream().filter(n -> !n.equals(leader))
           .findFirst().orElseThrow();

@@ -29,6 +29,7 @@ import io.shale.node.statemachine.CommandCodec;
 import io.shale.node.statemachine.Query;
 import io.shale.node.statemachine.Reply;
 import io.shale.node.statemachine.ShaleStateMachine;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,14 +55,25 @@ public final class KvService extends KVGrpc.KVImplBase {
   private final RaftServer.Division division;
   private final ShaleStateMachine stateMachine;
   private final RaftClient raft;
+  private final int maxKeyBytes;
   private final int maxValueBytes;
+  private final MeterRegistry registry;
 
+  /**
+   * @param maxKeyBytes keys longer than this are INVALID_ARGUMENT ({@code limits.max_key_size})
+   * @param maxValueBytes values longer than this are INVALID_ARGUMENT
+   *     ({@code limits.max_value_size})
+   * @param registry where refused writes are counted ({@code shale.writes.throttled} by node and
+   *     cause)
+   */
   public KvService(RaftServer.Division division, ShaleStateMachine stateMachine, RaftClient raft,
-      int maxValueBytes) {
+      int maxKeyBytes, int maxValueBytes, MeterRegistry registry) {
     this.division = division;
     this.stateMachine = stateMachine;
     this.raft = raft;
+    this.maxKeyBytes = maxKeyBytes;
     this.maxValueBytes = maxValueBytes;
+    this.registry = registry;
   }
 
   private ResponseHeader header(long appliedIndex) {
@@ -72,12 +84,16 @@ public final class KvService extends KVGrpc.KVImplBase {
   private byte[] value(ByteString v) {
     if (v.size() > maxValueBytes) {
       throw new IllegalArgumentException("value of " + v.size() + " bytes exceeds the limit of "
-          + maxValueBytes);
+          + maxValueBytes + " bytes (limits.max_value_size)");
     }
     return v.toByteArray();
   }
 
-  private static byte[] key(ByteString k) {
+  private byte[] key(ByteString k) {
+    if (k.size() > maxKeyBytes) {
+      throw new IllegalArgumentException("key of " + k.size() + " bytes exceeds the limit of "
+          + maxKeyBytes + " bytes (limits.max_key_size)");
+    }
     return CommandCodec.checkKey(k.toByteArray());
   }
 
@@ -102,15 +118,18 @@ public final class KvService extends KVGrpc.KVImplBase {
    * description names the node, the cause, the value, the threshold and the retry-after hint) or
    * when Ratis's own pending-request limits are full; UNAVAILABLE otherwise.
    */
-  static StatusException writeFailure(Exception e) {
+  private StatusException writeFailure(Exception e) {
     WriteThrottledByReplica.Details d = WriteThrottledByReplica.parse(String.valueOf(
         e == null ? null : e.getMessage()));
     if (d != null) {
+      registry.counter("shale.writes.throttled", "node", d.node(), "cause", d.cause()).increment();
       return Status.RESOURCE_EXHAUSTED.withDescription("WriteThrottled: node " + d.node()
           + " is STOPPED by " + d.cause() + " (measured " + d.measured() + ", threshold "
           + d.threshold() + "); retry after " + d.retryAfterMillis() + " ms").asException();
     }
     if (e instanceof ResourceUnavailableException) {
+      registry.counter("shale.writes.throttled", "node", division.getId().toString(), "cause",
+          "RAFT_PENDING_REQUESTS").increment();
       return Status.RESOURCE_EXHAUSTED.withDescription("WriteThrottled: the leader's pending "
           + "requests are full (" + e.getMessage() + "); retry after 100 ms").asException();
     }

@@ -1,69 +1,87 @@
 package io.shale.node.server;
 
-import io.shale.engine.EngineOptions;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.protocol.RaftGroup;
 
 /**
- * Runs one node until SIGTERM (a TOML configuration file comes with the rest of issue 5):
+ * Runs one node until SIGTERM or SIGINT, then shuts it down gracefully (stops taking requests,
+ * lets in-flight ones finish for up to 5 s, closes Raft and flushes nothing it does not need to:
+ * the Raft log already holds every acknowledged write).
  *
  * <pre>
- *   NodeMain ID DATA_DIR API_PORT PEER=HOST:PORT [PEER=HOST:PORT ...]
+ *   NodeMain --config FILE [--join] [--set section.key=value ...]
  * </pre>
  *
- * The cluster name (from which the Raft group id is derived) is {@code -Dshale.cluster}, "shale" by
- * default. Prints {@code ready <id> api <port>} once the node is up, for scripts and tests to wait
- * on.
+ * {@code --join} starts a node that is not yet a member and waits to be added. Prints
+ * {@code ready <id> api <port> http <port>} once up, for scripts and tests to wait on. Exit code 2
+ * for bad arguments or configuration (the message names the key), 1 if the node fails to start.
  */
 public final class NodeMain {
   private NodeMain() {}
 
   public static void main(String[] args) throws Exception {
-    if (args.length < 4) {
-      System.err.println("usage: NodeMain ID DATA_DIR API_PORT PEER=HOST:PORT [PEER=HOST:PORT ...]");
-      System.exit(2);
+    Path config = null;
+    boolean join = false;
+    List<String> overrides = new ArrayList<>();
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--config" -> config = i + 1 < args.length ? Paths.get(args[++i]) : null;
+        case "--set" -> {
+          if (i + 1 >= args.length) {
+            usage("--set needs section.key=value");
+          }
+          overrides.add(args[++i]);
+        }
+        case "--join" -> join = true;
+        case "-h", "--help" -> {
+          usage(null);
+        }
+        default -> usage("unknown argument '" + args[i] + "'");
+      }
     }
-    String id = args[0];
-    Path dataDir = Paths.get(args[1]);
-    int apiPort;
+    if (config == null) {
+      usage("--config FILE is required");
+    }
+    NodeConfig c;
     try {
-      apiPort = Integer.parseInt(args[2]);
-    } catch (NumberFormatException e) {
-      System.err.println("API_PORT must be a number, got '" + args[2] + "'");
+      c = NodeConfig.load(config, overrides);
+    } catch (IllegalArgumentException e) {
+      System.err.println("shale-node: invalid configuration: " + e.getMessage());
       System.exit(2);
       return;
     }
-    Map<String, String> peers = new LinkedHashMap<>();
-    for (int i = 3; i < args.length; i++) {
-      int eq = args[i].indexOf('=');
-      if (eq <= 0) {
-        System.err.println("a peer is ID=HOST:PORT, got '" + args[i] + "'");
-        System.exit(2);
-      }
-      peers.put(args[i].substring(0, eq), args[i].substring(eq + 1));
+    ShaleNode node;
+    try {
+      node = ShaleNode.start(c, join);
+    } catch (Exception e) {
+      System.err.println("shale-node: node " + c.id() + " failed to start: " + e);
+      System.exit(1);
+      return;
     }
-    RaftGroup group = ShaleNode.group(System.getProperty("shale.cluster", "shale"), peers);
-    RaftProperties properties = ShaleNode.properties(Duration.ofMillis(300));
-    ShaleNode node = ShaleNode.start(id, group, dataDir, EngineOptions.defaults(), properties)
-        .serveApi(apiPort, group, properties);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {
+        System.err.println("shale-node: " + c.id() + " shutting down");
         node.close();
       } catch (Exception e) {
-        System.err.println("closing node " + id + ": " + e);
+        System.err.println("shale-node: closing node " + c.id() + ": " + e);
       } finally {
         stopped.countDown();
       }
     }, "shutdown"));
-    System.out.println("ready " + id + " api " + node.apiPort());
+    System.out.println("ready " + c.id() + " api " + node.apiPort() + " http " + node.httpPort());
     System.out.flush();
     stopped.await();
+  }
+
+  private static void usage(String problem) {
+    if (problem != null) {
+      System.err.println("shale-node: " + problem);
+    }
+    System.err.println("usage: shale-node --config FILE [--join] [--set section.key=value ...]");
+    System.exit(problem == null ? 0 : 2);
   }
 }

@@ -1,22 +1,29 @@
 package io.shale.node.server;
 
 import io.grpc.Server;
+import io.grpc.ServerInterceptors;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.shale.engine.Engine;
-import io.shale.engine.EngineOptions;
 import io.shale.engine.pressure.WritePressure;
+import io.shale.node.api.ClusterService;
 import io.shale.node.api.KvService;
+import io.shale.node.api.PeerChannels;
+import io.shale.node.metrics.GrpcMeters;
+import io.shale.node.metrics.RaftMeters;
+import io.shale.node.metrics.RatisMetricsBridge;
 import io.shale.node.pressure.PressurePoller;
 import io.shale.node.pressure.ReplicaPressure;
+import io.shale.node.snapshot.SnapshotTransferService;
 import io.shale.node.statemachine.ShaleStateMachine;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
@@ -26,124 +33,193 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
-import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
 
 /**
- * One Shale server: a Ratis {@link RaftServer} whose state machine is a
- * {@link ShaleStateMachine} over the engine in {@code dataDir/engine}; Ratis keeps its log and
- * metadata in {@code dataDir/raft} (the engine lives outside it: Ratis renames its state machine
- * directory away when it installs a snapshot).
+ * One Shale server, started from a {@link NodeConfig}: a Ratis {@link RaftServer} whose state
+ * machine is a {@link ShaleStateMachine} over the engine in {@code dataDir/engine} (Ratis keeps
+ * its log and metadata in {@code dataDir/raft}; the engine lives outside it, because Ratis renames
+ * its state machine directory away when it installs a snapshot), the public gRPC API (KV and
+ * Cluster, plus the node-to-node snapshot transfer) on the API address, and the HTTP endpoints.
  *
  * <p>Started with Ratis's FORMAT option on a new directory and RECOVER on an existing one (FORMAT
- * fails when the storage exists).
+ * fails when the storage exists). A node started with {@code join} waits, outside any
+ * configuration, until a member adds it.
  */
 public final class ShaleNode implements AutoCloseable {
   /**
-   * The group every node of a cluster belongs to: its id is derived from the cluster name, so
-   * nodes started from the same configuration agree without exchanging it.
+   * The group of a cluster: its id is derived from the cluster name, so nodes started from the
+   * same configuration agree without exchanging it. Each peer carries its API address in Ratis's
+   * data-stream address field, which is how a follower finds the leader's snapshot service and
+   * how Status reaches every member. (Not the client address: Ratis's own clients send to that
+   * one. The data-stream field is free because Ratis's DataStream API is disabled here.)
    */
-  public static RaftGroup group(String clusterName, Map<String, String> peers) {
+  public static RaftGroup group(String clusterName, List<NodeConfig.Peer> peers) {
     List<RaftPeer> list = new ArrayList<>();
-    peers.forEach((id, address) -> list.add(RaftPeer.newBuilder().setId(id).setAddress(address)
-        .build()));
-    UUID uuid = UUID.nameUUIDFromBytes(clusterName.getBytes(StandardCharsets.UTF_8));
-    return RaftGroup.valueOf(RaftGroupId.valueOf(uuid), list);
+    for (NodeConfig.Peer p : peers) {
+      list.add(RaftPeer.newBuilder().setId(p.id()).setAddress(p.raftAddress())
+          .setDataStreamAddress(p.apiAddress()).build());
+    }
+    return RaftGroup.valueOf(groupId(clusterName), list);
+  }
+
+  static RaftGroupId groupId(String clusterName) {
+    return RaftGroupId.valueOf(UUID.nameUUIDFromBytes(clusterName.getBytes(StandardCharsets.UTF_8)));
   }
 
   /**
    * Ratis settings every node of a cluster shares (client and servers): linearizable reads
-   * through ReadIndex, and elections after {@code electionTimeoutMin} to twice that without a
-   * leader.
+   * through ReadIndex; elections after the election timeout to twice that without a leader;
+   * snapshots in notification mode (the state machine fetches checkpoints itself, sending only
+   * missing files), taken automatically every {@code snapshotEveryEntries}; the log purged up to
+   * each snapshot even when a follower is down (it catches up from the snapshot, as in etcd,
+   * rather than the leader keeping the log forever); pending writes bounded.
    */
-  public static RaftProperties properties(Duration electionTimeoutMin) {
+  public static RaftProperties properties(NodeConfig.RaftSettings s, NodeConfig.Limits limits) {
     RaftProperties p = new RaftProperties();
     RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
-    long min = electionTimeoutMin.toMillis();
+    long min = s.electionTimeout().toMillis();
     RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(min, TimeUnit.MILLISECONDS));
     RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(2 * min, TimeUnit.MILLISECONDS));
+    RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(p, false);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, s.snapshotEveryEntries());
+    RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(s.logSegmentSize()));
+    RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(Integer.MAX_VALUE, s.purgeGap()));
+    RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+    RaftServerConfigKeys.Write.setElementLimit(p, s.pendingWriteLimit());
+    RaftServerConfigKeys.Write.setByteLimit(p, SizeInBytes.valueOf(s.pendingWriteBytes()));
+    GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(
+        Math.max(64L << 20, 2L * limits.maxMessageBytes())));
     return p;
   }
 
-  /** Values larger than this are refused (16 MiB, the default). */
-  public static final int MAX_VALUE_BYTES = 16 << 20;
-
+  private final NodeConfig config;
   private final RaftServer server;
   private final ShaleStateMachine stateMachine;
-  /** Followers' pressure reports older than this are ignored (the default). */
-  public static final Duration PRESSURE_REPORT_MAX_AGE = Duration.ofSeconds(2);
-  static final Duration PRESSURE_POLL_INTERVAL = Duration.ofMillis(250);
-
+  private final PrometheusMeterRegistry registry;
+  private final RaftGroup group;
+  private final RaftProperties properties;
   private PressurePoller poller;
   private RaftClient forwarder;
+  private PeerChannels peerChannels;
   private Server api;
+  private HttpEndpoints http;
+  private RaftMeters raftMeters;
+  private RatisMetricsBridge ratisMetrics;
 
-  private ShaleNode(RaftServer server, ShaleStateMachine stateMachine) {
+  private ShaleNode(NodeConfig config, RaftServer server, ShaleStateMachine stateMachine,
+      PrometheusMeterRegistry registry, RaftGroup group, RaftProperties properties) {
+    this.config = config;
     this.server = server;
     this.stateMachine = stateMachine;
+    this.registry = registry;
+    this.group = group;
+    this.properties = properties;
+  }
+
+  /** Starts the node: Raft, the gRPC API and, when configured, the HTTP endpoints. */
+  public static ShaleNode start(NodeConfig config) throws IOException {
+    return start(config, false);
   }
 
   /**
-   * Starts the public KV API on {@code port} (0: any free port). Writes and linearizable reads
-   * it receives go to the leader through this node's own Ratis client.
+   * Starts the node; with {@code join}, a node with no Raft storage yet starts outside any
+   * configuration and waits to be added ({@code Cluster.AddMember}).
    */
-  public ShaleNode serveApi(int port, RaftGroup group, RaftProperties shared) throws IOException {
-    forwarder = RaftClient.newBuilder().setProperties(shared).setRaftGroup(group)
-        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(100,
-            TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
-        .build();
-    RaftServer.Division division = server.getDivision(group.getGroupId());
-    api = NettyServerBuilder.forPort(port)
-        .addService(new KvService(division, stateMachine, forwarder, MAX_VALUE_BYTES))
-        .maxInboundMessageSize(MAX_VALUE_BYTES + (1 << 20))
-        .build()
-        .start();
-    return this;
-  }
-
-  /** The port the KV API listens on. */
-  public int apiPort() {
-    return api.getPort();
-  }
-
-  /**
-   * Starts node {@code id} of {@code group}, listening for Raft on its address's port, with its
-   * data in {@code dataDir}.
-   */
-  public static ShaleNode start(String id, RaftGroup group, Path dataDir, EngineOptions engine,
-      RaftProperties shared) throws IOException {
-    RaftPeerId peerId = RaftPeerId.valueOf(id);
-    RaftPeer self = group.getPeer(peerId);
-    if (self == null) {
-      throw new IllegalArgumentException("node " + id + " is not a member of " + group);
-    }
+  public static ShaleNode start(NodeConfig config, boolean join) throws IOException {
+    RaftGroup group = group(config.cluster(), config.peers());
+    RaftProperties shared = properties(config.raft(), config.limits());
     RaftProperties p = new RaftProperties(shared);
-    Path raftDir = dataDir.resolve("raft");
+    Path raftDir = config.dataDir().resolve("raft");
     boolean existing = Files.isDirectory(raftDir) && hasContent(raftDir);
     Files.createDirectories(raftDir);
     RaftServerConfigKeys.setStorageDir(p, List.of(raftDir.toFile()));
-    String address = self.getAddress();
-    GrpcConfigKeys.Server.setPort(p, Integer.parseInt(address.substring(address.lastIndexOf(':') + 1)));
-    ShaleStateMachine sm = new ShaleStateMachine(dataDir.resolve("engine"), engine);
+    GrpcConfigKeys.Server.setHost(p, NodeConfig.host(config.raftAddress()));
+    GrpcConfigKeys.Server.setPort(p, NodeConfig.port(config.raftAddress()));
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    registry.config().commonTags("node", config.id());
+    ShaleStateMachine sm = new ShaleStateMachine(config.dataDir(), config.engine(), registry);
+    RaftGroup initial = join && !existing ? RaftGroup.valueOf(group.getGroupId()) : group;
     RaftServer server = RaftServer.newBuilder()
-        .setServerId(peerId)
-        .setGroup(group)
+        .setServerId(RaftPeerId.valueOf(config.id()))
+        .setGroup(initial)
         .setProperties(p)
         .setStateMachine(sm)
         .setOption(existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
         .build();
     server.start();
-    ShaleNode node = new ShaleNode(server, sm);
-    ReplicaPressure replicas = new ReplicaPressure(id, () -> {
-      Engine e = sm.engine();
-      return e == null ? WritePressure.NONE : e.writePressure();
-    }, PRESSURE_REPORT_MAX_AGE);
-    sm.gateWritesOn(replicas);
-    node.poller = new PressurePoller(id, group, shared, replicas, PRESSURE_POLL_INTERVAL);
+    ShaleNode node = new ShaleNode(config, server, sm, registry, group, shared);
+    try {
+      node.startServices();
+    } catch (IOException | RuntimeException e) {
+      node.close();
+      throw e;
+    }
     return node;
+  }
+
+  private void startServices() throws IOException {
+    ReplicaPressure replicas = new ReplicaPressure(config.id(), () -> {
+      Engine e = stateMachine.engine();
+      return e == null ? WritePressure.NONE : e.writePressure();
+    }, config.raft().pressureReportMaxAge());
+    stateMachine.gateWritesOn(replicas);
+    forwarder = RaftClient.newBuilder().setProperties(properties).setRaftGroup(group)
+        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(100,
+            TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+        .build();
+    RaftServer.Division division = server.getDivision(group.getGroupId());
+    raftMeters = new RaftMeters(division, registry);
+    stateMachine.onLeaderChange(raftMeters::leaderChanged);
+    ratisMetrics = new RatisMetricsBridge(registry);
+    peerChannels = new PeerChannels(config.limits().maxMessageBytes());
+    GrpcMeters grpcMeters = new GrpcMeters(registry);
+    api = NettyServerBuilder.forAddress(new InetSocketAddress(NodeConfig.host(config.apiAddress()),
+            NodeConfig.port(config.apiAddress())))
+        .addService(ServerInterceptors.intercept(new KvService(division, stateMachine, forwarder,
+            config.limits().maxKeyBytes(), config.limits().maxValueBytes(), registry), grpcMeters))
+        .addService(ServerInterceptors.intercept(new ClusterService(division, stateMachine,
+            forwarder, peerChannels), grpcMeters))
+        .addService(new SnapshotTransferService(stateMachine.checkpoints(),
+            stateMachine::takeCheckpoint))
+        .maxInboundMessageSize(config.limits().maxMessageBytes())
+        .build()
+        .start();
+    poller = new PressurePoller(config.id(), group, properties, replicas,
+        config.raft().pressurePollInterval());
+    if (config.httpAddress() != null) {
+      http = new HttpEndpoints(config.httpAddress(), registry, this::refreshMeters,
+          this::notReadyReason);
+    }
+  }
+
+  private void refreshMeters() {
+    raftMeters.refresh();
+    ratisMetrics.refresh();
+  }
+
+  /** Why this node is not ready to serve, or null when it is. */
+  String notReadyReason() {
+    try {
+      RaftServer.Division d = server.getDivision(group.getGroupId());
+      if (d.getInfo().getLeaderId() == null) {
+        return "no leader known";
+      }
+      long committed = d.getRaftLog().getLastCommittedIndex();
+      long applied = d.getInfo().getLastAppliedIndex();
+      if (applied < committed) {
+        return "applied index " + applied + " behind commit index " + committed;
+      }
+      return stateMachine.engine() == null ? "installing a snapshot" : null;
+    } catch (IOException e) {
+      return "no Raft group: " + e.getMessage();
+    }
   }
 
   private static boolean hasContent(Path dir) throws IOException {
@@ -152,29 +228,64 @@ public final class ShaleNode implements AutoCloseable {
     }
   }
 
+  /** The port the gRPC API listens on. */
+  public int apiPort() {
+    return api.getPort();
+  }
+
+  /** The port of the HTTP endpoints, or -1 if none are configured. */
+  public int httpPort() {
+    return http == null ? -1 : http.port();
+  }
+
+  public NodeConfig config() {
+    return config;
+  }
+
   public RaftServer server() {
     return server;
+  }
+
+  public RaftGroup group() {
+    return group;
   }
 
   public ShaleStateMachine stateMachine() {
     return stateMachine;
   }
 
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  /** Stops serving clients first, then leaves Raft; closing twice is harmless. */
   @Override
-  public void close() throws IOException {
+  public synchronized void close() throws IOException {
+    if (http != null) {
+      http.close();
+      http = null;
+    }
     if (api != null) {
-      api.shutdownNow();
+      api.shutdown();
       try {
-        api.awaitTermination(5, TimeUnit.SECONDS);
+        if (!api.awaitTermination(5, TimeUnit.SECONDS)) {
+          api.shutdownNow();
+        }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
+      api = null;
+    }
+    if (peerChannels != null) {
+      peerChannels.close();
     }
     if (forwarder != null) {
       forwarder.close();
+      forwarder = null;
     }
     if (poller != null) {
       poller.close();
+      poller = null;
     }
     server.close();
   }

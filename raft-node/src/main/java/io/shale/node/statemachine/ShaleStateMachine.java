@@ -16,7 +16,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.shale.node.snapshot.CheckpointStore;
+import io.shale.node.snapshot.SnapshotFetcher;
+import io.shale.node.snapshot.StagedInstall;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.apache.ratis.proto.RaftProtos;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.statemachine.StateMachine;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -48,23 +56,46 @@ import org.apache.ratis.util.LifeCycle;
  *       waiting, as the base class may) when this replica is behind the index asked for.</li>
  * </ul>
  *
- * Snapshot transfer to followers behind a purged log is not implemented yet: the node keeps its
- * whole log (Ratis does not purge without snapshots).
+ * <p>Snapshots: {@link #takeSnapshot} writes an engine checkpoint ({@link CheckpointStore}), after
+ * which Ratis may purge the log up to its index. Ratis runs in notification mode: a follower
+ * behind the leader's purged log is told so ({@link #notifyInstallSnapshotFromLeader}), fetches
+ * the leader's checkpoint ({@link SnapshotFetcher}) and returns its index; Ratis then pauses the
+ * state machine and reloads it, and {@link #reinitialize} swaps the fetched checkpoint in for the
+ * engine directory ({@link StagedInstall}).
  */
-public final class ShaleStateMachine extends BaseStateMachine {
+public final class ShaleStateMachine extends BaseStateMachine
+    implements StateMachine.FollowerEventApi {
   /** The engine key holding the term of the last applied entry (see the class comment). */
   static final byte[] TERM_KEY = {0, 't', 'e', 'r', 'm'};
 
   private final Path engineDir;
   private final EngineOptions options;
+  private final MeterRegistry registry;
+  private final CheckpointStore checkpoints;
+  private final StagedInstall staged;
+  private final ExecutorService installer;
+  private volatile SnapshotFetcher.Result lastInstall;
   private volatile Engine engine;
   /** Index at which each term's first applied entry is, to tell the term of any applied index. */
   private final ConcurrentSkipListMap<Long, Long> termStarts = new ConcurrentSkipListMap<>();
   private long lastTerm = -1;
 
-  public ShaleStateMachine(Path engineDir, EngineOptions options) {
-    this.engineDir = engineDir;
+  /**
+   * A state machine over the engine in {@code dataDir/engine}, with its checkpoints in
+   * {@code dataDir/checkpoints}; the engine's meters go to {@code registry}.
+   */
+  public ShaleStateMachine(Path dataDir, EngineOptions options, MeterRegistry registry)
+      throws IOException {
+    this.engineDir = dataDir.resolve("engine");
     this.options = options;
+    this.registry = registry;
+    this.checkpoints = new CheckpointStore(dataDir.resolve("checkpoints"));
+    this.staged = new StagedInstall(engineDir);
+    this.installer = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "snapshot-install");
+      t.setDaemon(true);
+      return t;
+    });
   }
 
   @Override
@@ -75,7 +106,8 @@ public final class ShaleStateMachine extends BaseStateMachine {
   }
 
   private void openEngine() throws IOException {
-    Engine e = Engine.open(engineDir, options);
+    staged.recover();
+    Engine e = Engine.open(engineDir, options, registry);
     long index = e.persistedAppliedIndex();
     byte[] t = e.get(TERM_KEY);
     lastTerm = t == null ? -1 : ByteBuffer.wrap(t).getLong();
@@ -123,7 +155,21 @@ public final class ShaleStateMachine extends BaseStateMachine {
     return trx;
   }
 
-  /** The engine, for node-level operations (stats, compaction, pressure). */
+  private volatile Runnable leaderChangeListener = () -> { };
+
+  /** Runs {@code listener} whenever this node learns of a new leader (for metrics). */
+  public void onLeaderChange(Runnable listener) {
+    this.leaderChangeListener = listener;
+  }
+
+  @Override
+  public void notifyLeaderChanged(org.apache.ratis.protocol.RaftGroupMemberId member,
+      org.apache.ratis.protocol.RaftPeerId newLeader) {
+    leaderChangeListener.run();
+  }
+
+  /** The engine, for node-level operations (stats, compaction, pressure); null while a snapshot
+   * is being swapped in. */
   public Engine engine() {
     return engine;
   }
@@ -153,10 +199,72 @@ public final class ShaleStateMachine extends BaseStateMachine {
     };
   }
 
-  /** Flushes the engine; the persisted index is the snapshot (its files stay in place). */
+  /**
+   * Writes a checkpoint (flush, then hard links) and returns its index, which is applied and
+   * whose effects the checkpoint holds; Ratis may then purge the log up to it.
+   */
   @Override
-  public long takeSnapshot() {
-    return engine.flush();
+  public long takeSnapshot() throws IOException {
+    return takeCheckpoint().index();
+  }
+
+  /** A checkpoint of the current engine (the newest one if nothing was applied since). */
+  public CheckpointStore.Checkpoint takeCheckpoint() throws IOException {
+    return checkpoints.take(liveEngine(), this::termOf);
+  }
+
+  /** The checkpoints this node keeps, for the transfer service. */
+  public CheckpointStore checkpoints() {
+    return checkpoints;
+  }
+
+  /** What the last snapshot installed on this node transferred, or null if none was. */
+  public SnapshotFetcher.Result lastInstall() {
+    return lastInstall;
+  }
+
+  private long termOf(long index) {
+    Map.Entry<Long, Long> t = termStarts.floorEntry(index);
+    return t == null ? 0 : t.getValue();
+  }
+
+  private Engine liveEngine() {
+    Engine e = engine;
+    if (e == null) {
+      throw new IllegalStateException("the engine of " + getId() + " is being replaced by an "
+          + "installed snapshot; retry");
+    }
+    return e;
+  }
+
+  /**
+   * Called on a follower whose log lags behind the leader's first available entry: fetches the
+   * leader's checkpoint (at least the index before that entry) in the background. Ratis asks
+   * again until the future completes, then pauses and reloads the state machine.
+   */
+  @Override
+  public CompletableFuture<TermIndex> notifyInstallSnapshotFromLeader(
+      RaftProtos.RoleInfoProto roleInfo, TermIndex firstTermIndexInLog) {
+    RaftProtos.RaftPeerProto leader = roleInfo.getFollowerInfo().getLeaderInfo().getId();
+    String address = leader.getDataStreamAddress();
+    long minIndex = firstTermIndexInLog.getIndex() - 1;
+    return CompletableFuture.supplyAsync(() -> {
+      if (address.isEmpty()) {
+        throw new IllegalStateException("leader " + leader.getId().toStringUtf8()
+            + " has no client address to fetch a snapshot from");
+      }
+      try {
+        SnapshotFetcher.Result r = SnapshotFetcher.fetch(address, minIndex, getId().toString(),
+            engineDir, staged);
+        lastInstall = r;
+        System.err.println("shale: " + getId() + " fetched snapshot " + r.index() + " from "
+            + address + ": " + r.filesFetched() + " files (" + r.bytesFetched() + " bytes) sent, "
+            + r.filesReused() + " (" + r.bytesReused() + " bytes) already here");
+        return TermIndex.valueOf(r.term(), r.index());
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }, installer);
   }
 
   @Override
@@ -164,7 +272,7 @@ public final class ShaleStateMachine extends BaseStateMachine {
     LogEntryProto entry = trx.getLogEntry();
     long index = entry.getIndex();
     long term = entry.getTerm();
-    Engine e = engine;
+    Engine e = liveEngine();
     if (index <= e.lastAppliedIndex()) {
       // Already in the engine (replayed after a restart): never applied twice.
       updateLastAppliedTermIndex(term, index);
@@ -256,7 +364,7 @@ public final class ShaleStateMachine extends BaseStateMachine {
   }
 
   private Reply answer(Query q) {
-    Engine e = engine;
+    Engine e = liveEngine();
     long applied = getLastAppliedTermIndex().getIndex();
     if (q instanceof Query.Get g) {
       return new Reply.Value(applied, e.get(CommandCodec.checkKey(g.key())));
@@ -294,24 +402,27 @@ public final class ShaleStateMachine extends BaseStateMachine {
     return query(request);
   }
 
+  /**
+   * Ratis pauses the state machine on its own thread before it reloads it; the engine stays open
+   * until {@link #reinitialize}, which runs on the apply thread, so no apply can race the swap.
+   */
   @Override
   public void pause() {
     getLifeCycle().transition(LifeCycle.State.PAUSING);
-    try {
-      closeEngine();
-    } catch (IOException e) {
-      throw new IllegalStateException("closing the engine in " + engineDir, e);
-    }
     getLifeCycle().transition(LifeCycle.State.PAUSED);
   }
 
+  /** Swaps in a fetched checkpoint, if one is staged, and (re)opens the engine. */
   @Override
   public void reinitialize() throws IOException {
+    closeEngine();
+    staged.swap();
     getLifeCycle().startAndTransition(this::openEngine);
   }
 
   private void closeEngine() throws IOException {
     Engine e = engine;
+    engine = null;
     if (e != null) {
       e.close();
     }
@@ -319,6 +430,7 @@ public final class ShaleStateMachine extends BaseStateMachine {
 
   @Override
   public void close() throws IOException {
+    installer.shutdownNow();
     closeEngine();
     super.close();
   }

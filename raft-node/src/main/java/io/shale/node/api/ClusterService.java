@@ -1,0 +1,289 @@
+package io.shale.node.api;
+
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.StreamObserver;
+import io.shale.client.proto.AddMemberRequest;
+import io.shale.client.proto.ClusterGrpc;
+import io.shale.client.proto.CompactRequest;
+import io.shale.client.proto.CompactResponse;
+import io.shale.client.proto.EngineSummary;
+import io.shale.client.proto.ListMembersRequest;
+import io.shale.client.proto.Member;
+import io.shale.client.proto.MembersResponse;
+import io.shale.client.proto.NodeStatus;
+import io.shale.client.proto.RemoveMemberRequest;
+import io.shale.client.proto.ResponseHeader;
+import io.shale.client.proto.SnapshotRequest;
+import io.shale.client.proto.SnapshotResponse;
+import io.shale.client.proto.StatusRequest;
+import io.shale.client.proto.StatusResponse;
+import io.shale.client.proto.TransferLeadershipRequest;
+import io.shale.client.proto.WritePressure;
+import io.shale.engine.Engine;
+import io.shale.engine.EngineStats;
+import io.shale.node.statemachine.ShaleStateMachine;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+
+/**
+ * The public administration API of one node (shale.v1.Cluster). Membership changes and
+ * leadership transfers go to the leader through this node's Ratis client; Status asks every
+ * member over its own API (one second each), so one call shows the whole cluster.
+ */
+public final class ClusterService extends ClusterGrpc.ClusterImplBase {
+  private static final long ADMIN_TIMEOUT_MS = 30_000;
+
+  private final RaftServer.Division division;
+  private final ShaleStateMachine stateMachine;
+  private final RaftClient raft;
+  private final PeerChannels peers;
+
+  public ClusterService(RaftServer.Division division, ShaleStateMachine stateMachine,
+      RaftClient raft, PeerChannels peers) {
+    this.division = division;
+    this.stateMachine = stateMachine;
+    this.raft = raft;
+    this.peers = peers;
+  }
+
+  private String selfId() {
+    return division.getId().toString();
+  }
+
+  private ResponseHeader header() {
+    return ResponseHeader.newBuilder().setNodeId(selfId())
+        .setTerm(division.getInfo().getCurrentTerm())
+        .setAppliedIndex(division.getInfo().getLastAppliedIndex()).build();
+  }
+
+  private Collection<RaftPeer> members() {
+    return division.getRaftConf().getCurrentPeers();
+  }
+
+  private static Member member(RaftPeer p) {
+    return Member.newBuilder().setId(p.getId().toString()).setRaftAddress(p.getAddress())
+        .setApiAddress(p.getDataStreamAddress() == null ? "" : p.getDataStreamAddress()).build();
+  }
+
+  @Override
+  public void status(StatusRequest request, StreamObserver<StatusResponse> out) {
+    StatusResponse.Builder b = StatusResponse.newBuilder().setHeader(header());
+    if (request.getLocalOnly()) {
+      b.addNodes(localStatus());
+    } else {
+      for (RaftPeer p : members()) {
+        if (p.getId().equals(division.getId())) {
+          b.addNodes(localStatus());
+          continue;
+        }
+        try {
+          StatusResponse r = ClusterGrpc.newBlockingStub(peers.to(p.getDataStreamAddress()))
+              .withDeadlineAfter(1, TimeUnit.SECONDS)
+              .status(StatusRequest.newBuilder().setLocalOnly(true).build());
+          b.addAllNodes(r.getNodesList());
+        } catch (RuntimeException e) {
+          b.addNodes(NodeStatus.newBuilder().setMember(member(p)).setReachable(false)
+              .setError(e.getMessage() == null ? e.toString() : e.getMessage()));
+        }
+      }
+    }
+    out.onNext(b.build());
+    out.onCompleted();
+  }
+
+  private NodeStatus localStatus() {
+    var info = division.getInfo();
+    RaftPeer self = division.getPeer();
+    NodeStatus.Builder b = NodeStatus.newBuilder().setMember(member(self)).setReachable(true)
+        .setRole(info.getCurrentRole().name())
+        .setLeaderId(info.getLeaderId() == null ? "" : info.getLeaderId().toString())
+        .setTerm(info.getCurrentTerm())
+        .setCommitIndex(division.getRaftLog().getLastCommittedIndex())
+        .setAppliedIndex(info.getLastAppliedIndex())
+        .setSnapshotIndex(Math.max(0, division.getRaftLog().getSnapshotIndex()));
+    Engine e = stateMachine.engine();
+    if (e != null) {
+      EngineStats s = e.stats();
+      EngineSummary.Builder es = EngineSummary.newBuilder()
+          .setLevel0Files(s.levels().get(0).files())
+          .setPendingCompactionBytes(s.pendingCompactionBytes())
+          .setCompactionsInProgress(s.compactionsInProgress())
+          .setMemtableBytes(s.memtableBytes())
+          .setTableBytes(s.totalBytes())
+          .setBlobLiveBytes(s.blobFiles().stream().mapToLong(EngineStats.BlobFileStats::liveBytes).sum())
+          .setBlobDeadBytes(s.blobFiles().stream().mapToLong(EngineStats.BlobFileStats::deadBytes).sum())
+          .setCompactionKeyBytesWritten(s.compactionWritten().keyBytes())
+          .setCompactionValueBytesWritten(s.compactionWritten().valueBytes()
+              + s.compactionWritten().blobBytes())
+          .setPersistedIndex(s.persistedAppliedIndex());
+      for (EngineStats.LevelStats l : s.levels()) {
+        es.addBloomBytesPerLevel(l.bloomBytes()).addFilesPerLevel(l.files());
+      }
+      b.setEngine(es);
+      var p = s.writePressure();
+      b.setPressure(WritePressure.newBuilder().setCondition(p.condition().name())
+          .setCause(p.cause().name()).setMeasured(p.measured()).setThreshold(p.threshold())
+          .setDelayMs(p.suggestedDelay().toMillis()));
+    }
+    return b.build();
+  }
+
+  @Override
+  public void listMembers(ListMembersRequest request, StreamObserver<MembersResponse> out) {
+    out.onNext(membersResponse());
+    out.onCompleted();
+  }
+
+  private MembersResponse membersResponse() {
+    MembersResponse.Builder b = MembersResponse.newBuilder().setHeader(header());
+    members().stream().map(ClusterService::member).forEach(b::addMembers);
+    RaftPeerId leader = division.getInfo().getLeaderId();
+    return b.setLeaderId(leader == null ? "" : leader.toString()).build();
+  }
+
+  @Override
+  public void addMember(AddMemberRequest request, StreamObserver<MembersResponse> out) {
+    Member m = request.getMember();
+    if (m.getId().isEmpty() || m.getRaftAddress().isEmpty() || m.getApiAddress().isEmpty()) {
+      out.onError(Status.INVALID_ARGUMENT.withDescription("a member needs id, raft_address and "
+          + "api_address").asException());
+      return;
+    }
+    List<RaftPeer> next = new ArrayList<>();
+    for (RaftPeer p : members()) {
+      if (p.getId().toString().equals(m.getId())) {
+        out.onError(Status.ALREADY_EXISTS.withDescription(m.getId() + " is already a member")
+            .asException());
+        return;
+      }
+      next.add(p);
+    }
+    next.add(RaftPeer.newBuilder().setId(m.getId()).setAddress(m.getRaftAddress())
+        .setDataStreamAddress(m.getApiAddress()).build());
+    reconfigure(next, "adding " + m.getId(), out);
+  }
+
+  @Override
+  public void removeMember(RemoveMemberRequest request, StreamObserver<MembersResponse> out) {
+    List<RaftPeer> next = new ArrayList<>();
+    boolean found = false;
+    for (RaftPeer p : members()) {
+      if (p.getId().toString().equals(request.getId())) {
+        found = true;
+      } else {
+        next.add(p);
+      }
+    }
+    if (!found) {
+      out.onError(Status.NOT_FOUND.withDescription(request.getId() + " is not a member")
+          .asException());
+      return;
+    }
+    if (next.isEmpty()) {
+      out.onError(Status.FAILED_PRECONDITION.withDescription("cannot remove the last member")
+          .asException());
+      return;
+    }
+    reconfigure(next, "removing " + request.getId(), out);
+  }
+
+  private void reconfigure(List<RaftPeer> next, String what, StreamObserver<MembersResponse> out) {
+    try {
+      RaftClientReply r = raft.admin().setConfiguration(next);
+      if (!r.isSuccess()) {
+        out.onError(Status.UNAVAILABLE.withDescription(what + " failed: " + r.getException())
+            .asException());
+        return;
+      }
+      out.onNext(membersResponse());
+      out.onCompleted();
+    } catch (IOException e) {
+      out.onError(Status.UNAVAILABLE.withDescription(what + " failed: " + e).asException());
+    }
+  }
+
+  @Override
+  public void transferLeadership(TransferLeadershipRequest request,
+      StreamObserver<MembersResponse> out) {
+    if (members().stream().noneMatch(p -> p.getId().toString().equals(request.getId()))) {
+      out.onError(Status.NOT_FOUND.withDescription(request.getId() + " is not a member")
+          .asException());
+      return;
+    }
+    try {
+      RaftClientReply r = raft.admin().transferLeadership(RaftPeerId.valueOf(request.getId()),
+          ADMIN_TIMEOUT_MS);
+      if (!r.isSuccess()) {
+        out.onError(Status.UNAVAILABLE.withDescription("transferring leadership to "
+            + request.getId() + " failed: " + r.getException()).asException());
+        return;
+      }
+      out.onNext(membersResponse());
+      out.onCompleted();
+    } catch (IOException e) {
+      out.onError(Status.UNAVAILABLE.withDescription("transferring leadership to "
+          + request.getId() + " failed: " + e).asException());
+    }
+  }
+
+  @Override
+  public void snapshot(SnapshotRequest request, StreamObserver<SnapshotResponse> out) {
+    String target = request.getNodeId().isEmpty() ? selfId() : request.getNodeId();
+    try {
+      // Through Ratis, so that it records the snapshot index and may purge the log.
+      RaftClientReply r = raft.getSnapshotManagementApi(RaftPeerId.valueOf(target))
+          .create(1, ADMIN_TIMEOUT_MS);
+      if (!r.isSuccess()) {
+        out.onError(Status.UNAVAILABLE.withDescription("snapshot on " + target + " failed: "
+            + r.getException()).asException());
+        return;
+      }
+      out.onNext(SnapshotResponse.newBuilder().setHeader(header()).setIndex(r.getLogIndex())
+          .build());
+      out.onCompleted();
+    } catch (IOException e) {
+      out.onError(Status.UNAVAILABLE.withDescription("snapshot on " + target + " failed: " + e)
+          .asException());
+    }
+  }
+
+  @Override
+  public void compact(CompactRequest request, StreamObserver<CompactResponse> out) {
+    String target = request.getNodeId().isEmpty() ? selfId() : request.getNodeId();
+    if (!target.equals(selfId())) {
+      RaftPeer p = members().stream().filter(m -> m.getId().toString().equals(target))
+          .findFirst().orElse(null);
+      if (p == null) {
+        out.onError(Status.NOT_FOUND.withDescription(target + " is not a member").asException());
+        return;
+      }
+      try {
+        out.onNext(ClusterGrpc.newBlockingStub(peers.to(p.getDataStreamAddress()))
+            .compact(request.toBuilder().setNodeId(target).build()));
+        out.onCompleted();
+      } catch (StatusRuntimeException e) {
+        out.onError(e);
+      }
+      return;
+    }
+    Engine e = stateMachine.engine();
+    if (e == null) {
+      out.onError(Status.UNAVAILABLE.withDescription(selfId() + " is installing a snapshot")
+          .asException());
+      return;
+    }
+    e.compactRange(request.getStart().isEmpty() ? null : request.getStart().toByteArray(),
+        request.getEnd().isEmpty() ? null : request.getEnd().toByteArray());
+    out.onNext(CompactResponse.newBuilder().setHeader(header()).build());
+    out.onCompleted();
+  }
+}

@@ -1,0 +1,379 @@
+package io.shale.node.server;
+
+import io.shale.engine.EngineOptions;
+import io.shale.engine.config.ByteSize;
+import io.shale.engine.config.EngineConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.tomlj.Toml;
+import org.tomlj.TomlArray;
+import org.tomlj.TomlParseResult;
+import org.tomlj.TomlTable;
+
+/**
+ * Everything one node needs to start, read from its TOML file ({@code ops/config/node.toml}
+ * documents every key) with command-line overrides of the form {@code section.key=value} for any
+ * key outside {@code [lsm]} and {@code [[peers]]}.
+ *
+ * <p>Invalid configuration fails at start with an {@link IllegalArgumentException} that names the
+ * dotted key, so an operator can fix the file without reading code.
+ *
+ * @param peers every voting member, this node included, in a stable order
+ */
+public record NodeConfig(String id, String cluster, Path dataDir, String raftAddress,
+    String apiAddress, String httpAddress, List<Peer> peers, RaftSettings raft, Limits limits,
+    EngineOptions engine) {
+
+  public NodeConfig {
+    peers = List.copyOf(peers);
+    if (peers.stream().noneMatch(p -> p.id().equals(id))) {
+      throw new IllegalArgumentException("node.id \"" + id + "\" is not one of the peers "
+          + peers.stream().map(Peer::id).toList());
+    }
+  }
+
+  /** A member of the cluster: where its Raft traffic and its client API listen. */
+  public record Peer(String id, String raftAddress, String apiAddress) {}
+
+  /**
+   * Consensus settings.
+   *
+   * @param electionTimeout a follower without a leader for this long (to twice it, randomized)
+   *     starts an election; 300 ms suits a LAN, raise it across data centers
+   * @param snapshotEveryEntries take a snapshot (an engine checkpoint) after this many log
+   *     entries, after which the log before it may be purged
+   * @param logSegmentSize a closed segment of this size is the unit the log is purged in
+   * @param purgeGap purge only when the snapshot moved this many entries past the last purge
+   * @param pendingWriteLimit writes accepted by the leader but not yet applied, beyond which new
+   *     ones are refused as throttled
+   * @param pendingWriteBytes the same bound in bytes
+   * @param pressureReportMaxAge a follower's write-pressure report older than this is ignored
+   * @param pressurePollInterval how often the leader asks each follower for its pressure
+   */
+  public record RaftSettings(Duration electionTimeout, long snapshotEveryEntries,
+      long logSegmentSize, long purgeGap, int pendingWriteLimit, long pendingWriteBytes,
+      Duration pressureReportMaxAge, Duration pressurePollInterval) {
+    public static RaftSettings defaults() {
+      return new RaftSettings(Duration.ofMillis(300), 100_000, 8 << 20, 1024, 4096, 64L << 20,
+          Duration.ofSeconds(2), Duration.ofMillis(250));
+    }
+  }
+
+  /**
+   * Request limits; larger requests are INVALID_ARGUMENT naming the limit. The gRPC message size
+   * is set from {@code maxValueBytes}, with room for the key and the envelope.
+   */
+  public record Limits(int maxKeyBytes, int maxValueBytes) {
+    public static Limits defaults() {
+      return new Limits(64 << 10, 16 << 20);
+    }
+
+    /** The largest gRPC message a node accepts: one value, one key and 1 MiB of envelope. */
+    public int maxMessageBytes() {
+      return maxValueBytes + maxKeyBytes + (1 << 20);
+    }
+  }
+
+  private static final Map<String, List<String>> KEYS = Map.of(
+      "node", List.of("id", "cluster", "data_dir", "raft_address", "api_address",
+          "http_address"),
+      "raft", List.of("election_timeout", "snapshot_every_entries", "log_segment_size",
+          "purge_gap", "pending_write_limit", "pending_write_bytes", "pressure_report_max_age",
+          "pressure_poll_interval"),
+      "limits", List.of("max_key_size", "max_value_size"));
+  private static final List<String> PEER_KEYS = List.of("id", "raft_address", "api_address");
+
+  /**
+   * Reads {@code file}, then applies {@code overrides} ("section.key=value", the value written as
+   * it would be in the file but without quotes). Relative {@code data_dir}s are resolved against
+   * the file's directory.
+   */
+  public static NodeConfig load(Path file, List<String> overrides) {
+    String text;
+    try {
+      text = Files.readString(file);
+    } catch (IOException e) {
+      throw new IllegalArgumentException(file + ": cannot read configuration: " + e, e);
+    }
+    try {
+      Path base = file.toAbsolutePath().getParent();
+      return parse(text, overrides, base);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Parses TOML text; relative paths are resolved against {@code base}. */
+  public static NodeConfig parse(String text, List<String> overrides, Path base) {
+    TomlParseResult toml = Toml.parse(text);
+    if (toml.hasErrors()) {
+      throw new IllegalArgumentException("invalid TOML at " + toml.errors().get(0).position()
+          + ": " + toml.errors().get(0).getMessage());
+    }
+    for (String table : toml.keySet()) {
+      if (!KEYS.containsKey(table) && !table.equals("lsm") && !table.equals("peers")) {
+        throw new IllegalArgumentException("unknown configuration table [" + table
+            + "] (known: [node], [[peers]], [raft], [limits], [lsm])");
+      }
+    }
+    Values v = new Values(toml, overrides);
+    String id = v.string("node.id", null);
+    if (id == null || id.isBlank()) {
+      throw new IllegalArgumentException("node.id is required");
+    }
+    String raftAddress = v.address("node.raft_address", null);
+    String apiAddress = v.address("node.api_address", null);
+    String httpAddress = v.address("node.http_address", null);
+    Path dataDir = base.resolve(v.string("node.data_dir", "data/" + id)).normalize();
+    RaftSettings d = RaftSettings.defaults();
+    RaftSettings raft = new RaftSettings(
+        v.duration("raft.election_timeout", d.electionTimeout()),
+        v.positive("raft.snapshot_every_entries", d.snapshotEveryEntries()),
+        v.size("raft.log_segment_size", d.logSegmentSize()),
+        v.positive("raft.purge_gap", d.purgeGap()),
+        (int) Math.min(Integer.MAX_VALUE, v.positive("raft.pending_write_limit",
+            d.pendingWriteLimit())),
+        v.size("raft.pending_write_bytes", d.pendingWriteBytes()),
+        v.duration("raft.pressure_report_max_age", d.pressureReportMaxAge()),
+        v.duration("raft.pressure_poll_interval", d.pressurePollInterval()));
+    Limits dl = Limits.defaults();
+    long maxKey = v.size("limits.max_key_size", dl.maxKeyBytes());
+    long maxValue = v.size("limits.max_value_size", dl.maxValueBytes());
+    if (maxKey > (64 << 10)) {
+      throw new IllegalArgumentException("limits.max_key_size must be at most 64KiB, got " + maxKey);
+    }
+    if (maxValue > (256 << 20)) {
+      throw new IllegalArgumentException("limits.max_value_size must be at most 256MiB, got "
+          + maxValue);
+    }
+    List<Peer> peers = peers(toml);
+    if (raftAddress == null) {
+      raftAddress = peers.stream().filter(p -> p.id().equals(id)).map(Peer::raftAddress)
+          .findFirst().orElse(null);
+    }
+    if (apiAddress == null) {
+      apiAddress = peers.stream().filter(p -> p.id().equals(id)).map(Peer::apiAddress)
+          .findFirst().orElse(null);
+    }
+    if (raftAddress == null || apiAddress == null) {
+      throw new IllegalArgumentException("node.raft_address and node.api_address are required "
+          + "(or a [[peers]] entry with id = \"" + id + "\")");
+    }
+    v.rejectUnusedOverrides();
+    EngineOptions engine = EngineConfig.parse(text);
+    return new NodeConfig(id, v.string("node.cluster", "shale"), dataDir, raftAddress,
+        apiAddress, httpAddress, peers, raft, new Limits((int) maxKey, (int) maxValue), engine);
+  }
+
+  private static List<Peer> peers(TomlParseResult toml) {
+    Object value = toml.get("peers");
+    if (value == null) {
+      throw new IllegalArgumentException("[[peers]] is required: one entry per member, with id, "
+          + "raft_address and api_address");
+    }
+    if (!(value instanceof TomlArray array) || !array.containsTables()) {
+      throw new IllegalArgumentException("peers must be an array of tables ([[peers]])");
+    }
+    List<Peer> out = new ArrayList<>();
+    Set<String> ids = new HashSet<>();
+    for (int i = 0; i < array.size(); i++) {
+      TomlTable t = array.getTable(i);
+      String where = "peers[" + i + "]";
+      for (String key : t.keySet()) {
+        if (!PEER_KEYS.contains(key)) {
+          throw new IllegalArgumentException("unknown configuration key " + where + "." + key
+              + " (known: " + String.join(", ", PEER_KEYS) + ")");
+        }
+      }
+      String id = peerString(t, where, "id");
+      if (!ids.add(id)) {
+        throw new IllegalArgumentException(where + ".id \"" + id + "\" appears twice");
+      }
+      out.add(new Peer(id, checkAddress(where + ".raft_address", peerString(t, where,
+          "raft_address")), checkAddress(where + ".api_address", peerString(t, where,
+          "api_address"))));
+    }
+    return out;
+  }
+
+  private static String peerString(TomlTable t, String where, String key) {
+    Object v = t.get(key);
+    if (!(v instanceof String s) || s.isBlank()) {
+      throw new IllegalArgumentException(where + "." + key + " must be a non-empty string");
+    }
+    return s;
+  }
+
+  private static final Pattern ADDRESS = Pattern.compile("([^:\\s]+|\\[[0-9a-fA-F:]+\\]):(\\d{1,5})");
+
+  static String checkAddress(String key, String address) {
+    Matcher m = ADDRESS.matcher(address);
+    if (!m.matches() || Integer.parseInt(m.group(2)) > 65535) {
+      throw new IllegalArgumentException(key + " must be HOST:PORT with a port of 0 to 65535, got \""
+          + address + "\"");
+    }
+    return address;
+  }
+
+  /** The port of a HOST:PORT address. */
+  public static int port(String address) {
+    return Integer.parseInt(address.substring(address.lastIndexOf(':') + 1));
+  }
+
+  /** The host of a HOST:PORT address. */
+  public static String host(String address) {
+    String h = address.substring(0, address.lastIndexOf(':'));
+    return h.startsWith("[") ? h.substring(1, h.length() - 1) : h;
+  }
+
+  private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m)");
+
+  /** Values of the known sections, overrides first. */
+  private static final class Values {
+    private final TomlParseResult toml;
+    private final Map<String, String> overrides = new LinkedHashMap<>();
+    private final Set<String> used = new HashSet<>();
+
+    Values(TomlParseResult toml, List<String> overrideArgs) {
+      this.toml = toml;
+      for (String o : overrideArgs) {
+        int eq = o.indexOf('=');
+        if (eq <= 0) {
+          throw new IllegalArgumentException("an override is section.key=value, got \"" + o + "\"");
+        }
+        String key = o.substring(0, eq).trim();
+        int dot = key.indexOf('.');
+        List<String> known = dot < 0 ? null : KEYS.get(key.substring(0, dot));
+        if (known == null || !known.contains(key.substring(dot + 1))) {
+          throw new IllegalArgumentException("unknown configuration key " + key + " in override \""
+              + o + "\" (overridable: " + knownKeys() + ")");
+        }
+        overrides.put(key, o.substring(eq + 1).trim());
+      }
+      for (Map.Entry<String, List<String>> section : KEYS.entrySet()) {
+        Object t = toml.get(section.getKey());
+        if (t == null) {
+          continue;
+        }
+        if (!(t instanceof TomlTable table)) {
+          throw new IllegalArgumentException(section.getKey() + " must be a table");
+        }
+        for (String key : table.keySet()) {
+          if (!section.getValue().contains(key)) {
+            throw new IllegalArgumentException("unknown configuration key " + section.getKey()
+                + "." + key + " (known keys in [" + section.getKey() + "]: "
+                + String.join(", ", section.getValue()) + ")");
+          }
+        }
+      }
+    }
+
+    private static String knownKeys() {
+      List<String> all = new ArrayList<>();
+      KEYS.forEach((s, keys) -> keys.forEach(k -> all.add(s + "." + k)));
+      all.sort(null);
+      return String.join(", ", all);
+    }
+
+    void rejectUnusedOverrides() {
+      // Every overridable key is read, so nothing is left; kept as a guard for new keys.
+      for (String k : overrides.keySet()) {
+        if (!used.contains(k)) {
+          throw new IllegalArgumentException("override of " + k + " is not read by this version");
+        }
+      }
+    }
+
+    private Object raw(String key) {
+      used.add(key);
+      if (overrides.containsKey(key)) {
+        return overrides.get(key);
+      }
+      return toml.get(key);
+    }
+
+    String string(String key, String fallback) {
+      Object o = raw(key);
+      if (o == null) {
+        return fallback;
+      }
+      if (!(o instanceof String s)) {
+        throw new IllegalArgumentException(key + " must be a string, got " + o);
+      }
+      return s;
+    }
+
+    String address(String key, String fallback) {
+      String s = string(key, fallback);
+      return s == null ? null : checkAddress(key, s);
+    }
+
+    long positive(String key, long fallback) {
+      Object o = raw(key);
+      if (o == null) {
+        return fallback;
+      }
+      long n;
+      if (o instanceof Long l) {
+        n = l;
+      } else if (o instanceof String s) {
+        try {
+          n = Long.parseLong(s);
+        } catch (NumberFormatException e) {
+          throw new IllegalArgumentException(key + " must be an integer, got \"" + s + "\"");
+        }
+      } else {
+        throw new IllegalArgumentException(key + " must be an integer, got " + o);
+      }
+      if (n <= 0) {
+        throw new IllegalArgumentException(key + " must be at least 1, got " + n);
+      }
+      return n;
+    }
+
+    long size(String key, long fallback) {
+      Object o = raw(key);
+      if (o == null) {
+        return fallback;
+      }
+      long n = o instanceof Long l ? l : ByteSize.parse(key, String.valueOf(o));
+      if (n <= 0) {
+        throw new IllegalArgumentException(key + " must be at least 1 byte, got " + n);
+      }
+      return n;
+    }
+
+    Duration duration(String key, Duration fallback) {
+      Object o = raw(key);
+      if (o == null) {
+        return fallback;
+      }
+      Matcher m = DURATION.matcher(String.valueOf(o).trim());
+      if (!(o instanceof String) || !m.matches()) {
+        throw new IllegalArgumentException(key + " must be a duration such as \"300ms\", \"2s\" "
+            + "or \"1m\", got " + o);
+      }
+      double n = Double.parseDouble(m.group(1));
+      double unitNanos = switch (m.group(2)) {
+        case "ms" -> 1e6;
+        case "s" -> 1e9;
+        default -> 60e9;
+      };
+      Duration d = Duration.ofNanos((long) (n * unitNanos));
+      if (d.isZero()) {
+        throw new IllegalArgumentException(key + " must be longer than 0, got " + o);
+      }
+      return d;
+    }
+  }
+}

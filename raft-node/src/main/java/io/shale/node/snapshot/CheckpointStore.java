@@ -1,0 +1,207 @@
+package io.shale.node.snapshot;
+
+import io.shale.engine.CheckpointInfo;
+import io.shale.engine.Engine;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.LongUnaryOperator;
+import java.util.stream.Stream;
+import java.util.zip.CRC32C;
+
+/**
+ * The checkpoints of one node under {@code dataDir/checkpoints}, each named
+ * {@code checkpoint-<term>-<index>}. The newest is kept; an older one is deleted as soon as no
+ * transfer pins it. A transfer's pin lapses after {@link #LEASE_NANOS} without use, so a follower
+ * that died mid-transfer does not keep files forever.
+ *
+ * <p>Thread-safe: Ratis takes snapshots on its apply thread while transfers run on gRPC threads.
+ */
+public final class CheckpointStore {
+  /** A pin unused for this long is dropped (two minutes: far above one chunk's transfer time). */
+  static final long LEASE_NANOS = 120_000_000_000L;
+
+  private final Path root;
+  /** By index; the last entry is the newest checkpoint. */
+  private final TreeMap<Long, Checkpoint> checkpoints = new TreeMap<>();
+
+  /** One checkpoint directory, its files (lazily checksummed) and its pins. */
+  public static final class Checkpoint {
+    final long term;
+    final long index;
+    final Path dir;
+    private List<FileEntry> files;
+    private int pins;
+    private long lastUse;
+
+    Checkpoint(long term, long index, Path dir) {
+      this.term = term;
+      this.index = index;
+      this.dir = dir;
+    }
+
+    public long term() {
+      return term;
+    }
+
+    public long index() {
+      return index;
+    }
+
+    public Path directory() {
+      return dir;
+    }
+  }
+
+  /** A file of a checkpoint with its size and the CRC32C of its whole contents. */
+  public record FileEntry(String name, long size, int crc32c) {}
+
+  public CheckpointStore(Path root) throws IOException {
+    this.root = root;
+    Files.createDirectories(root);
+    // After a restart no transfer pins anything: keep only the newest complete checkpoint.
+    try (Stream<Path> s = Files.list(root)) {
+      for (Path p : (Iterable<Path>) s::iterator) {
+        String name = p.getFileName().toString();
+        String[] parts = name.split("-");
+        if (parts.length == 3 && parts[0].equals("checkpoint")
+            && Files.exists(p.resolve("CURRENT"))) {
+          long term = Long.parseLong(parts[1]);
+          long index = Long.parseLong(parts[2]);
+          checkpoints.put(index, new Checkpoint(term, index, p));
+        } else {
+          deleteTree(p); // an interrupted checkpoint
+        }
+      }
+    }
+    while (checkpoints.size() > 1) {
+      deleteTree(checkpoints.pollFirstEntry().getValue().dir);
+    }
+  }
+
+  /**
+   * Checkpoints {@code engine} (flush, then hard links), unless the newest checkpoint already
+   * reflects its persisted index, and drops older unpinned ones.
+   *
+   * @param termOf the term of an applied index
+   * @return the newest checkpoint
+   */
+  public synchronized Checkpoint take(Engine engine, LongUnaryOperator termOf) throws IOException {
+    engine.flush();
+    long persisted = engine.persistedAppliedIndex();
+    Map.Entry<Long, Checkpoint> newest = checkpoints.lastEntry();
+    if (newest != null && newest.getKey() >= persisted) {
+      return newest.getValue();
+    }
+    Path tmp = root.resolve("tmp-" + persisted);
+    deleteTree(tmp);
+    CheckpointInfo info = engine.checkpoint(tmp);
+    long term = termOf.applyAsLong(info.appliedIndex());
+    Path dir = root.resolve("checkpoint-" + term + "-" + info.appliedIndex());
+    deleteTree(dir);
+    Files.move(tmp, dir, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    Checkpoint c = new Checkpoint(term, info.appliedIndex(), dir);
+    checkpoints.put(c.index, c);
+    dropUnpinned();
+    return c;
+  }
+
+  /** The newest checkpoint, or null before the first. */
+  public synchronized Checkpoint newest() {
+    Map.Entry<Long, Checkpoint> e = checkpoints.lastEntry();
+    return e == null ? null : e.getValue();
+  }
+
+  /** Pins {@code c} for a transfer; release it with {@link #release}. */
+  public synchronized void pin(Checkpoint c) {
+    c.pins++;
+    c.lastUse = System.nanoTime();
+  }
+
+  /** Renews the lease of a pinned checkpoint; null if {@code index} is not (or no longer) kept. */
+  public synchronized Checkpoint use(long index) {
+    Checkpoint c = checkpoints.get(index);
+    if (c != null) {
+      c.lastUse = System.nanoTime();
+    }
+    return c;
+  }
+
+  public synchronized void release(long index) {
+    Checkpoint c = checkpoints.get(index);
+    if (c != null && c.pins > 0) {
+      c.pins--;
+    }
+    dropUnpinned();
+  }
+
+  /** The checkpoint's files with their checksums (computed once per checkpoint). */
+  public List<FileEntry> files(Checkpoint c) throws IOException {
+    synchronized (c) {
+      if (c.files == null) {
+        List<FileEntry> out = new ArrayList<>();
+        try (Stream<Path> s = Files.list(c.dir)) {
+          for (Path p : (Iterable<Path>) s.sorted()::iterator) {
+            out.add(new FileEntry(p.getFileName().toString(), Files.size(p), crc32c(p)));
+          }
+        }
+        c.files = List.copyOf(out);
+      }
+      return c.files;
+    }
+  }
+
+  /** The number of checkpoint directories kept (for tests and status). */
+  public synchronized int size() {
+    return checkpoints.size();
+  }
+
+  private void dropUnpinned() {
+    long now = System.nanoTime();
+    Long newest = checkpoints.isEmpty() ? null : checkpoints.lastKey();
+    List<Long> drop = new ArrayList<>();
+    for (Checkpoint c : checkpoints.values()) {
+      boolean leased = c.pins > 0 && now - c.lastUse < LEASE_NANOS;
+      if (c.index != newest && !leased) {
+        drop.add(c.index);
+      }
+    }
+    for (long i : drop) {
+      try {
+        deleteTree(checkpoints.remove(i).dir);
+      } catch (IOException e) {
+        throw new UncheckedIOException("deleting checkpoint " + i + " under " + root, e);
+      }
+    }
+  }
+
+  /** The CRC32C of a whole file. */
+  public static int crc32c(Path file) throws IOException {
+    CRC32C crc = new CRC32C();
+    byte[] buf = new byte[1 << 16];
+    try (InputStream in = Files.newInputStream(file)) {
+      for (int n; (n = in.read(buf)) > 0; ) {
+        crc.update(buf, 0, n);
+      }
+    }
+    return (int) crc.getValue();
+  }
+
+  static void deleteTree(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> s = Files.walk(dir)) {
+      for (Path p : (Iterable<Path>) s.sorted(Comparator.reverseOrder())::iterator) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+}

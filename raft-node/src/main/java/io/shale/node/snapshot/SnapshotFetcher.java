@@ -1,0 +1,122 @@
+package io.shale.node.snapshot;
+
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.shale.engine.io.DurableFiles;
+import io.shale.engine.version.FileNames;
+import io.shale.node.snapshot.proto.CheckpointFile;
+import io.shale.node.snapshot.proto.FetchRequest;
+import io.shale.node.snapshot.proto.FileChunk;
+import io.shale.node.snapshot.proto.ManifestRequest;
+import io.shale.node.snapshot.proto.ManifestResponse;
+import io.shale.node.snapshot.proto.ReleaseRequest;
+import io.shale.node.snapshot.proto.SnapshotTransferGrpc;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Iterator;
+import java.util.concurrent.TimeUnit;
+import java.util.zip.CRC32C;
+
+/**
+ * The follower's side of a snapshot transfer: fetches the leader's checkpoint into a
+ * {@link StagedInstall}. A table or blob file the local engine already holds under the same name
+ * with the same size and CRC32C (files are immutable, so that is the same file) is hard-linked
+ * instead of fetched; manifests are always fetched. Every fetched file is checked against the
+ * leader's CRC32C and synced before the install is marked ready.
+ */
+public final class SnapshotFetcher {
+  /** What one transfer did. */
+  public record Result(long term, long index, int filesFetched, long bytesFetched,
+      int filesReused, long bytesReused) {}
+
+  private SnapshotFetcher() {}
+
+  /**
+   * Fetches a checkpoint of at least {@code minIndex} from the node serving the API at
+   * {@code address} into {@code staged}, reusing files of {@code engineDir}.
+   */
+  public static Result fetch(String address, long minIndex, String requester, Path engineDir,
+      StagedInstall staged) throws IOException {
+    ManagedChannel channel = NettyChannelBuilder.forTarget(address).usePlaintext()
+        .maxInboundMessageSize(SnapshotTransferService.CHUNK_BYTES + (1 << 20)).build();
+    try {
+      SnapshotTransferGrpc.SnapshotTransferBlockingStub stub =
+          SnapshotTransferGrpc.newBlockingStub(channel);
+      ManifestResponse m = stub.withDeadlineAfter(5, TimeUnit.MINUTES).manifest(
+          ManifestRequest.newBuilder().setMinIndex(minIndex).setRequester(requester).build());
+      try {
+        Path dir = staged.begin();
+        int fetched = 0;
+        int reused = 0;
+        long fetchedBytes = 0;
+        long reusedBytes = 0;
+        for (CheckpointFile f : m.getFilesList()) {
+          checkName(f.getName());
+          Path target = dir.resolve(f.getName());
+          if (reusable(engineDir.resolve(f.getName()), f)) {
+            Files.createLink(target, engineDir.resolve(f.getName()));
+            reused++;
+            reusedBytes += f.getSize();
+          } else {
+            download(stub, m.getCheckpointId(), f, target, address);
+            fetched++;
+            fetchedBytes += f.getSize();
+          }
+        }
+        staged.ready();
+        return new Result(m.getTerm(), m.getIndex(), fetched, fetchedBytes, reused, reusedBytes);
+      } finally {
+        try {
+          stub.withDeadlineAfter(10, TimeUnit.SECONDS).release(ReleaseRequest.newBuilder()
+              .setCheckpointId(m.getCheckpointId()).build());
+        } catch (RuntimeException ignored) {
+          // The leader's lease drops the pin anyway.
+        }
+      }
+    } finally {
+      channel.shutdownNow();
+    }
+  }
+
+  private static void checkName(String name) {
+    if (name.isEmpty() || name.contains("/") || name.equals("..") || name.equals(".")) {
+      throw new IllegalArgumentException("the leader named an invalid checkpoint file \"" + name
+          + "\"");
+    }
+  }
+
+  /** Only immutable files (tables, blob files) may be shared with the live engine directory. */
+  private static boolean reusable(Path local, CheckpointFile f) throws IOException {
+    boolean immutable = FileNames.parseTable(f.getName()) >= 0
+        || FileNames.parseBlob(f.getName()) >= 0;
+    return immutable && Files.isRegularFile(local) && Files.size(local) == f.getSize()
+        && CheckpointStore.crc32c(local) == f.getCrc32C();
+  }
+
+  private static void download(SnapshotTransferGrpc.SnapshotTransferBlockingStub stub, long id,
+      CheckpointFile f, Path target, String address) throws IOException {
+    CRC32C crc = new CRC32C();
+    long size = 0;
+    try (FileChannel out = FileChannel.open(target, StandardOpenOption.CREATE_NEW,
+        StandardOpenOption.WRITE)) {
+      Iterator<FileChunk> chunks = stub.withDeadlineAfter(30, TimeUnit.MINUTES).fetch(
+          FetchRequest.newBuilder().setCheckpointId(id).setName(f.getName()).build());
+      while (chunks.hasNext()) {
+        ByteBuffer data = chunks.next().getData().asReadOnlyByteBuffer();
+        crc.update(data.duplicate());
+        size += data.remaining();
+        DurableFiles.writeFully(out, data);
+      }
+      out.force(true);
+    }
+    if (size != f.getSize() || (int) crc.getValue() != f.getCrc32C()) {
+      throw new IOException("checkpoint file " + f.getName() + " from " + address + " arrived with "
+          + size + " bytes and CRC32C " + Integer.toHexString((int) crc.getValue())
+          + ", expected " + f.getSize() + " bytes and " + Integer.toHexString(f.getCrc32C()));
+    }
+  }
+}

@@ -1,0 +1,99 @@
+package io.shale.node.snapshot;
+
+import com.google.protobuf.ByteString;
+import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
+import io.shale.node.snapshot.proto.CheckpointFile;
+import io.shale.node.snapshot.proto.FetchRequest;
+import io.shale.node.snapshot.proto.FileChunk;
+import io.shale.node.snapshot.proto.ManifestRequest;
+import io.shale.node.snapshot.proto.ManifestResponse;
+import io.shale.node.snapshot.proto.ReleaseRequest;
+import io.shale.node.snapshot.proto.ReleaseResponse;
+import io.shale.node.snapshot.proto.SnapshotTransferGrpc;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+/**
+ * The leader's side of a snapshot transfer: names the files of a checkpoint and streams them.
+ * Checkpoint ids are checkpoint indexes.
+ */
+public final class SnapshotTransferService extends SnapshotTransferGrpc.SnapshotTransferImplBase {
+  /** Bytes per streamed chunk: large enough to amortize a message, small against any limit. */
+  static final int CHUNK_BYTES = 1 << 20;
+
+  private final CheckpointStore store;
+  /** Takes a checkpoint of the current engine (a fresh one when the newest is too old). */
+  private final Callable<CheckpointStore.Checkpoint> take;
+
+  public SnapshotTransferService(CheckpointStore store,
+      Callable<CheckpointStore.Checkpoint> take) {
+    this.store = store;
+    this.take = take;
+  }
+
+  @Override
+  public void manifest(ManifestRequest request, StreamObserver<ManifestResponse> out) {
+    try {
+      CheckpointStore.Checkpoint c = store.newest();
+      if (c == null || c.index() < request.getMinIndex()) {
+        c = take.call();
+      }
+      if (c.index() < request.getMinIndex()) {
+        out.onError(Status.FAILED_PRECONDITION.withDescription("this node's newest checkpoint "
+            + "is at index " + c.index() + ", below the " + request.getMinIndex() + " asked for")
+            .asException());
+        return;
+      }
+      store.pin(c);
+      ManifestResponse.Builder b = ManifestResponse.newBuilder().setCheckpointId(c.index())
+          .setTerm(c.term()).setIndex(c.index());
+      for (CheckpointStore.FileEntry f : store.files(c)) {
+        b.addFiles(CheckpointFile.newBuilder().setName(f.name()).setSize(f.size())
+            .setCrc32C(f.crc32c()));
+      }
+      out.onNext(b.build());
+      out.onCompleted();
+    } catch (Exception e) {
+      out.onError(Status.INTERNAL.withDescription("checkpoint for a transfer: " + e)
+          .asException());
+    }
+  }
+
+  @Override
+  public void fetch(FetchRequest request, StreamObserver<FileChunk> out) {
+    CheckpointStore.Checkpoint c = store.use(request.getCheckpointId());
+    if (c == null) {
+      out.onError(Status.NOT_FOUND.withDescription("checkpoint " + request.getCheckpointId()
+          + " is no longer kept; ask for a new manifest").asException());
+      return;
+    }
+    String name = request.getName();
+    Path file = c.directory().resolve(name).normalize();
+    if (name.contains("/") || !file.getParent().equals(c.directory()) || !Files.exists(file)) {
+      out.onError(Status.NOT_FOUND.withDescription("no file \"" + name + "\" in checkpoint "
+          + c.index()).asException());
+      return;
+    }
+    try (InputStream in = Files.newInputStream(file)) {
+      byte[] buf = new byte[CHUNK_BYTES];
+      for (int n; (n = in.readNBytes(buf, 0, buf.length)) > 0; ) {
+        out.onNext(FileChunk.newBuilder().setData(ByteString.copyFrom(buf, 0, n)).build());
+        store.use(c.index());
+      }
+      out.onCompleted();
+    } catch (IOException e) {
+      out.onError(Status.INTERNAL.withDescription("reading " + file + ": " + e).asException());
+    }
+  }
+
+  @Override
+  public void release(ReleaseRequest request, StreamObserver<ReleaseResponse> out) {
+    store.release(request.getCheckpointId());
+    out.onNext(ReleaseResponse.getDefaultInstance());
+    out.onCompleted();
+  }
+}
