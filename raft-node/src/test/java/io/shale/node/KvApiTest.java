@@ -128,6 +128,26 @@ class KvApiTest {
             KeyValue.newBuilder().setKey(s("s01")).setValue(s("again")))).build());
     assertThat(created.getApplied()).isTrue();
 
+    // Compare-and-set on the modification index (etcd's mod_revision): the put's index.
+    GetResponse versioned = kv(f).get(GetRequest.newBuilder().setKey(s("s01")).build());
+    assertThat(versioned.getModIndex()).isEqualTo(created.getModIndex()).isPositive();
+    CompareAndSetResponse staleIndex = kv(f).compareAndSet(CompareAndSetRequest.newBuilder()
+        .setKey(s("s01")).setExpectedModIndex(versioned.getModIndex() - 1).setThen(Op.newBuilder()
+            .setPut(KeyValue.newBuilder().setKey(s("s01")).setValue(s("no")))).build());
+    assertThat(staleIndex.getApplied()).isFalse();
+    assertThat(staleIndex.getModIndex()).isEqualTo(versioned.getModIndex());
+    CompareAndSetResponse byIndex = kv(f).compareAndSet(CompareAndSetRequest.newBuilder()
+        .setKey(s("s01")).setExpectedModIndex(versioned.getModIndex()).setThen(Op.newBuilder()
+            .setPut(KeyValue.newBuilder().setKey(s("s01")).setValue(s("yes")))).build());
+    assertThat(byIndex.getApplied()).isTrue();
+    assertThat(byIndex.getModIndex()).isGreaterThan(versioned.getModIndex());
+    assertThat(kv(f).get(GetRequest.newBuilder().setKey(s("s01")).build()).getModIndex())
+        .isEqualTo(byIndex.getModIndex());
+    CompareAndSetResponse absentByIndex = kv(f).compareAndSet(CompareAndSetRequest.newBuilder()
+        .setKey(s("never")).setExpectedModIndex(0).setThen(Op.newBuilder().setPut(
+            KeyValue.newBuilder().setKey(s("never")).setValue(s("now")))).build());
+    assertThat(absentByIndex.getApplied()).isTrue();
+
     // A stale read on a follower reflects its own applied index.
     GetResponse stale = kv(f).get(GetRequest.newBuilder().setKey(s("s02"))
         .setConsistency(Consistency.STALE).build());

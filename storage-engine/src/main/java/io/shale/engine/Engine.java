@@ -477,8 +477,33 @@ public final class Engine implements ReadView, AutoCloseable {
     }
   }
 
+  /**
+   * The value of {@code key} and the index of the batch that last wrote it (what etcd calls the
+   * key's modification revision), or null if the key is absent.
+   */
+  public VersionedValue getVersioned(byte[] key) {
+    long[] seq = new long[1];
+    ReadState rs = acquireReadState(seq);
+    try {
+      StoredValue v = findFrom(rs, seq[0], key);
+      return v == null || v.isTombstone() ? null
+          : new VersionedValue(materialize(v), v.sequence());
+    } finally {
+      rs.release();
+    }
+  }
+
   /** Point lookup in {@code rs} at {@code sequence}. Precondition: rs is retained. */
   byte[] getFrom(ReadState rs, long sequence, byte[] key) {
+    StoredValue v = findFrom(rs, sequence, key);
+    return v == null ? null : materialize(v);
+  }
+
+  /**
+   * The newest version of {@code key} at {@code sequence}, tombstones included, values not yet
+   * resolved from blob files; null if no version exists. Precondition: rs is retained.
+   */
+  private StoredValue findFrom(ReadState rs, long sequence, byte[] key) {
     ensureOpen();
     StoredValue v = rs.mutable.get(key, sequence);
     if (v == null) {
@@ -490,7 +515,8 @@ public final class Engine implements ReadView, AutoCloseable {
       }
     }
     if (v != null) {
-      return v.isTombstone() ? null : v.value().clone();
+      // Memtable values are shared with the memtable: callers get their own copy.
+      return v.isTombstone() ? v : new StoredValue(v.kind(), v.value().clone(), v.sequence());
     }
     Version version = rs.version;
     int[] touched = new int[1];
@@ -499,7 +525,7 @@ public final class Engine implements ReadView, AutoCloseable {
         if (f.overlaps(key, key)) {
           v = lookup(0, f, key, sequence, touched);
           if (v != null) {
-            return materialize(v);
+            return v;
           }
         }
       }
@@ -508,7 +534,7 @@ public final class Engine implements ReadView, AutoCloseable {
         if (f != null) {
           v = lookup(level, f, key, sequence, touched);
           if (v != null) {
-            return materialize(v);
+            return v;
           }
         }
       }

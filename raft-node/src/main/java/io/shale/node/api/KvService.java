@@ -188,7 +188,7 @@ public final class KvService extends KVGrpc.KVImplBase {
       Reply.Value v = (Reply.Value) read(new Query.Get(key(req.getKey())), req.getConsistency());
       GetResponse.Builder b = GetResponse.newBuilder().setHeader(header(v.appliedIndex()));
       if (v.value() != null) {
-        b.setFound(true).setValue(ByteString.copyFrom(v.value()));
+        b.setFound(true).setValue(ByteString.copyFrom(v.value())).setModIndex(v.modIndex());
       }
       return b.build();
     });
@@ -246,20 +246,23 @@ public final class KvService extends KVGrpc.KVImplBase {
       byte[] key = key(req.getKey());
       byte[] expected = switch (req.getExpectationCase()) {
         case EXPECTED_VALUE -> req.getExpectedValue().toByteArray();
-        case EXPECTED_ABSENT -> null;
+        case EXPECTED_ABSENT, EXPECTED_MOD_INDEX -> null;
         case EXPECTATION_NOT_SET -> throw new IllegalArgumentException(
-            "compare-and-set needs expected_value or expected_absent");
+            "compare-and-set needs expected_value, expected_absent or expected_mod_index");
       };
+      long expectedIndex = req.getExpectationCase()
+          == CompareAndSetRequest.ExpectationCase.EXPECTED_MOD_INDEX
+          ? req.getExpectedModIndex() : -1;
       Command.Op then = op(req.getThen());
       if (!java.util.Arrays.equals(then.key(), key)) {
         throw new IllegalArgumentException("compare-and-set's operation must be on its own key");
       }
       Reply.CasResult r = (Reply.CasResult) write(req.getRequestId(),
-          new Command.CompareAndSet(key, expected, then));
+          new Command.CompareAndSet(key, expected, expectedIndex, then));
       CompareAndSetResponse.Builder b = CompareAndSetResponse.newBuilder()
           .setHeader(header(r.appliedIndex())).setApplied(r.applied());
       if (r.current() != null) {
-        b.setFound(true).setCurrent(ByteString.copyFrom(r.current()));
+        b.setFound(true).setCurrent(ByteString.copyFrom(r.current())).setModIndex(r.modIndex());
       }
       return b.build();
     });

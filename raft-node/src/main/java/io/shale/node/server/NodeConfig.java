@@ -157,6 +157,10 @@ public record NodeConfig(String id, String cluster, Path dataDir, String raftAdd
           + maxValue);
     }
     List<Peer> peers = peers(toml);
+    if (peers.stream().noneMatch(p -> p.id().equals(id))) {
+      throw new IllegalArgumentException("node.id \"" + id + "\" is not one of the peers "
+          + peers.stream().map(Peer::id).toList());
+    }
     if (raftAddress == null) {
       raftAddress = peers.stream().filter(p -> p.id().equals(id)).map(Peer::raftAddress)
           .findFirst().orElse(null);
@@ -181,7 +185,8 @@ public record NodeConfig(String id, String cluster, Path dataDir, String raftAdd
       throw new IllegalArgumentException("[[peers]] is required: one entry per member, with id, "
           + "raft_address and api_address");
     }
-    if (!(value instanceof TomlArray array) || !array.containsTables()) {
+    if (!(value instanceof TomlArray array) || array.isEmpty()
+        || !array.toList().stream().allMatch(e -> e instanceof TomlTable)) {
       throw new IllegalArgumentException("peers must be an array of tables ([[peers]])");
     }
     List<Peer> out = new ArrayList<>();

@@ -28,7 +28,9 @@ public final class NodeMain {
     List<String> overrides = new ArrayList<>();
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
-        case "--config" -> config = i + 1 < args.length ? Paths.get(args[++i]) : null;
+        // Relative to the caller's directory (the ops scripts run from the repository root).
+        case "--config" -> config = i + 1 < args.length
+            ? Paths.get(System.getProperty("shale.ops.cwd", ".")).resolve(args[++i]) : null;
         case "--set" -> {
           if (i + 1 >= args.length) {
             usage("--set needs section.key=value");

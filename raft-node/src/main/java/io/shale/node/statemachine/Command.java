@@ -20,9 +20,21 @@ public sealed interface Command
 
   /**
    * Applies {@code then} (a put, or a delete when its value is null) only if the key's current
-   * value equals {@code expected} (null: the key must be absent).
+   * value equals {@code expected} (null: the key must be absent), or, when
+   * {@code expectedIndex >= 0}, only if the index of the entry that last modified the key is
+   * {@code expectedIndex} (0: the key must be absent; {@code expected} is then ignored).
    */
-  record CompareAndSet(byte[] key, byte[] expected, Op then) implements Command {}
+  record CompareAndSet(byte[] key, byte[] expected, long expectedIndex, Op then)
+      implements Command {
+    /** A compare-and-set on the value (or its absence). */
+    public CompareAndSet(byte[] key, byte[] expected, Op then) {
+      this(key, expected, -1, then);
+    }
+
+    public boolean comparesIndex() {
+      return expectedIndex >= 0;
+    }
+  }
 
   /**
    * Deletes every key in [start, end) (end null: to the last key). The keys are found at apply

@@ -16,7 +16,8 @@ import java.util.List;
  *   identified = request-id, the body of a batch or compare-and-set entry (kind, body)
  *   batch  = count:int32, count x op
  *   op     = type (1 put, 2 delete), key, [value if put]
- *   cas    = key, has-expected (0/1), [expected], op
+ *   cas    = key, expectation (0 absent, 1 value, 2 modification index), [expected value |
+ *            expected index:int64], op
  *   key, value, expected = length:int32, bytes
  * </pre>
  *
@@ -64,8 +65,8 @@ public final class CommandCodec {
         size += opSize(op);
       }
     } else if (c instanceof Command.CompareAndSet cas) {
-      size += 4 + cas.key().length + 1 + (cas.expected() == null ? 0 : 4 + cas.expected().length)
-          + opSize(cas.then());
+      size += 4 + cas.key().length + 1 + (cas.comparesIndex() ? 8
+          : cas.expected() == null ? 0 : 4 + cas.expected().length) + opSize(cas.then());
     }
     ByteBuffer out = ByteBuffer.allocate(size).put(MAGIC).put(VERSION);
     if (c instanceof Command.Batch b) {
@@ -76,9 +77,13 @@ public final class CommandCodec {
     } else if (c instanceof Command.CompareAndSet cas) {
       out.put(CAS);
       putBytes(out, checkKey(cas.key()));
-      out.put((byte) (cas.expected() == null ? 0 : 1));
-      if (cas.expected() != null) {
-        putBytes(out, cas.expected());
+      if (cas.comparesIndex()) {
+        out.put((byte) 2).putLong(cas.expectedIndex());
+      } else {
+        out.put((byte) (cas.expected() == null ? 0 : 1));
+        if (cas.expected() != null) {
+          putBytes(out, cas.expected());
+        }
       }
       putOp(out, cas.then());
     }
@@ -150,7 +155,12 @@ public final class CommandCodec {
         }
         case CAS -> {
           byte[] key = getBytes(in);
-          byte[] expected = in.get() == 1 ? getBytes(in) : null;
+          byte expectation = in.get();
+          if (expectation == 2) {
+            long index = in.getLong();
+            yield new Command.CompareAndSet(key, null, index, getOp(in));
+          }
+          byte[] expected = expectation == 1 ? getBytes(in) : null;
           yield new Command.CompareAndSet(key, expected, getOp(in));
         }
         case DELETE_RANGE -> {

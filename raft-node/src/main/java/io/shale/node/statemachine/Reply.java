@@ -11,8 +11,8 @@ import java.util.List;
  * <pre>
  *   reply  = applied-index:int64, kind, body
  *   WRITE  = (nothing)                    a batch was applied at that index
- *   CAS    = applied (0/1), has-current (0/1), [current]
- *   VALUE  = found (0/1), [value]
+ *   CAS    = applied (0/1), has-current (0/1), [current], current's modification index:int64
+ *   VALUE  = found (0/1), [value], modification index:int64 (0 when not found)
  *   ENTRIES = count:int32, count x (key, value), more (0/1)
  *   PRESSURE = condition, cause (ordinals), measured:float64, threshold:float64, delay-ms:int64
  * </pre>
@@ -23,10 +23,15 @@ public sealed interface Reply
 
   record Written(long appliedIndex) implements Reply {}
 
-  /** Whether the compare-and-set applied, and the key's value after it (null: absent). */
-  record CasResult(long appliedIndex, boolean applied, byte[] current) implements Reply {}
+  /**
+   * Whether the compare-and-set applied, and the key's value after it (null: absent) with the
+   * index of the entry that last modified it (0: absent).
+   */
+  record CasResult(long appliedIndex, boolean applied, byte[] current, long modIndex)
+      implements Reply {}
 
-  record Value(long appliedIndex, byte[] value) implements Reply {}
+  /** A key's value (null: absent) and the index of the entry that last modified it. */
+  record Value(long appliedIndex, byte[] value, long modIndex) implements Reply {}
 
   /** Scan results; {@code more} when the limit cut it short (continue after the last key). */
   record Entries(long appliedIndex, List<byte[][]> entries, boolean more) implements Reply {}
@@ -40,9 +45,9 @@ public sealed interface Reply
       size += 2 + 8 + 8 + 8;
     }
     if (r instanceof CasResult c) {
-      size += 2 + (c.current() == null ? 0 : 4 + c.current().length);
+      size += 2 + (c.current() == null ? 0 : 4 + c.current().length) + 8;
     } else if (r instanceof Value v) {
-      size += 1 + (v.value() == null ? 0 : 4 + v.value().length);
+      size += 1 + (v.value() == null ? 0 : 4 + v.value().length) + 8;
     } else if (r instanceof Entries e) {
       size += 5;
       for (byte[][] kv : e.entries()) {
@@ -55,9 +60,11 @@ public sealed interface Reply
     } else if (r instanceof CasResult c) {
       out.put((byte) 2).put((byte) (c.applied() ? 1 : 0));
       optional(out, c.current());
+      out.putLong(c.modIndex());
     } else if (r instanceof Value v) {
       out.put((byte) 3);
       optional(out, v.value());
+      out.putLong(v.modIndex());
     } else if (r instanceof Pressure p) {
       WritePressure w = p.pressure();
       out.put((byte) 5).put((byte) w.condition().ordinal()).put((byte) w.cause().ordinal())
@@ -87,9 +94,13 @@ public sealed interface Reply
       case 1 -> new Written(index);
       case 2 -> {
         boolean applied = in.get() == 1;
-        yield new CasResult(index, applied, optional(in));
+        byte[] current = optional(in);
+        yield new CasResult(index, applied, current, in.getLong());
       }
-      case 3 -> new Value(index, optional(in));
+      case 3 -> {
+        byte[] value = optional(in);
+        yield new Value(index, value, in.getLong());
+      }
       case 4 -> {
         int n = in.getInt();
         List<byte[][]> entries = new ArrayList<>(n);

@@ -4,6 +4,7 @@ import io.shale.engine.Engine;
 import io.shale.engine.EngineOptions;
 import io.shale.engine.ScanIterator;
 import io.shale.engine.ScanOptions;
+import io.shale.engine.VersionedValue;
 import io.shale.engine.WriteBatch;
 import io.shale.node.pressure.ReplicaPressure;
 import io.shale.node.pressure.WriteThrottledByReplica;
@@ -318,12 +319,18 @@ public final class ShaleStateMachine extends BaseStateMachine
       reply = new Reply.Written(index);
     } else {
       Command.CompareAndSet cas = (Command.CompareAndSet) command;
-      byte[] current = e.get(cas.key());
-      boolean matches = Arrays.equals(current, cas.expected());
+      VersionedValue current = e.getVersioned(cas.key());
+      long currentIndex = current == null ? 0 : current.index();
+      boolean matches = cas.comparesIndex() ? currentIndex == cas.expectedIndex()
+          : Arrays.equals(current == null ? null : current.value(), cas.expected());
       if (matches) {
         add(batch, cas.then());
+        boolean deleted = cas.then().isDelete();
+        reply = new Reply.CasResult(index, true, cas.then().value(), deleted ? 0 : index);
+      } else {
+        reply = new Reply.CasResult(index, false, current == null ? null : current.value(),
+            currentIndex);
       }
-      reply = new Reply.CasResult(index, matches, matches ? cas.then().value() : current);
     }
     byte[] replyBytes = Reply.encode(reply);
     if (requestId != null) {
@@ -367,7 +374,9 @@ public final class ShaleStateMachine extends BaseStateMachine
     Engine e = liveEngine();
     long applied = getLastAppliedTermIndex().getIndex();
     if (q instanceof Query.Get g) {
-      return new Reply.Value(applied, e.get(CommandCodec.checkKey(g.key())));
+      VersionedValue v = e.getVersioned(CommandCodec.checkKey(g.key()));
+      return v == null ? new Reply.Value(applied, null, 0)
+          : new Reply.Value(applied, v.value(), v.index());
     }
     if (q instanceof Query.Pressure) {
       return new Reply.Pressure(applied, e.writePressure());

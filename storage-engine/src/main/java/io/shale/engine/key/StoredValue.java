@@ -1,7 +1,10 @@
 package io.shale.engine.key;
 
-/** A version found by a point lookup: its kind and, unless a tombstone, its value bytes. */
-public record StoredValue(ValueKind kind, byte[] value) {
+/**
+ * A version found by a point lookup: its kind, its value bytes unless a tombstone, and the
+ * sequence (under Raft, the log index) of the batch that wrote it.
+ */
+public record StoredValue(ValueKind kind, byte[] value, long sequence) {
   public boolean isTombstone() {
     return kind == ValueKind.TOMBSTONE;
   }

@@ -38,7 +38,7 @@ public final class Memtable {
 
   /** Insert one entry. Precondition: called only by the single writer. */
   public void add(byte[] userKey, long sequence, ValueKind kind, byte[] value) {
-    map.put(new InternalKey(userKey, sequence), new StoredValue(kind, value));
+    map.put(new InternalKey(userKey, sequence), new StoredValue(kind, value, sequence));
     approximateBytes.addAndGet(userKey.length + value.length + ENTRY_OVERHEAD);
     if (sequence > largestSequence) {
       largestSequence = sequence;

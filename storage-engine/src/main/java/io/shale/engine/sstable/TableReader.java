@@ -265,7 +265,8 @@ public final class TableReader {
       it.seek(userKey);
       while (it.valid() && Keys.compare(it.userKey(), userKey) == 0) {
         if (it.sequence() <= readSequence) {
-          return new StoredValue(it.kind(), it.kind() == ValueKind.TOMBSTONE ? new byte[0] : it.value());
+          return new StoredValue(it.kind(),
+              it.kind() == ValueKind.TOMBSTONE ? new byte[0] : it.value(), it.sequence());
         }
         it.next();
       }

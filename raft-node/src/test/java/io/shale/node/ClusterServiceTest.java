@@ -1,0 +1,211 @@
+package io.shale.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.protobuf.ByteString;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.shale.client.proto.AddMemberRequest;
+import io.shale.client.proto.ClusterGrpc;
+import io.shale.client.proto.CompactRequest;
+import io.shale.client.proto.Consistency;
+import io.shale.client.proto.GetRequest;
+import io.shale.client.proto.KVGrpc;
+import io.shale.client.proto.ListMembersRequest;
+import io.shale.client.proto.Member;
+import io.shale.client.proto.MembersResponse;
+import io.shale.client.proto.NodeStatus;
+import io.shale.client.proto.PutRequest;
+import io.shale.client.proto.RemoveMemberRequest;
+import io.shale.client.proto.SnapshotRequest;
+import io.shale.client.proto.StatusRequest;
+import io.shale.client.proto.StatusResponse;
+import io.shale.client.proto.TransferLeadershipRequest;
+import io.shale.node.server.NodeConfig;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Cluster API of a real cluster (status, membership, leadership transfer, snapshot, compact)
+ * and the nodes' HTTP endpoints.
+ */
+class ClusterServiceTest {
+  @TempDir
+  Path dir;
+
+  private LocalCluster cluster;
+  private final List<ManagedChannel> channels = new ArrayList<>();
+
+  @BeforeEach
+  void start() throws Exception {
+    cluster = new LocalCluster(dir, 3);
+    cluster.leader();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    channels.forEach(ManagedChannel::shutdownNow);
+    cluster.close();
+  }
+
+  private ManagedChannel channel(String node) {
+    ManagedChannel ch = NettyChannelBuilder.forTarget(cluster.peers.get(node).apiAddress())
+        .usePlaintext().build();
+    channels.add(ch);
+    return ch;
+  }
+
+  private static ByteString s(String v) {
+    return ByteString.copyFrom(v, StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void statusShowsEveryNodeWithOneLeader() throws Exception {
+    KVGrpc.newBlockingStub(channel("n1")).put(PutRequest.newBuilder().setKey(s("k"))
+        .setValue(s("v")).build());
+    StatusResponse status = ClusterGrpc.newBlockingStub(channel("n2"))
+        .status(StatusRequest.getDefaultInstance());
+    assertThat(status.getNodesList()).extracting(n -> n.getMember().getId())
+        .containsExactlyInAnyOrder("n1", "n2", "n3");
+    assertThat(status.getNodesList()).filteredOn(n -> n.getRole().equals("LEADER")).hasSize(1);
+    for (NodeStatus n : status.getNodesList()) {
+      assertThat(n.getReachable()).isTrue();
+      assertThat(n.getLeaderId()).isEqualTo(cluster.leader());
+      assertThat(n.getTerm()).isPositive();
+      assertThat(n.getPressure().getCondition()).isEqualTo("NORMAL");
+      assertThat(n.getEngine().getFilesPerLevelCount()).isGreaterThan(1);
+    }
+    // A stopped node is listed as unreachable, with the reason.
+    cluster.stop("n3");
+    StatusResponse after = ClusterGrpc.newBlockingStub(channel("n1"))
+        .status(StatusRequest.getDefaultInstance());
+    NodeStatus n3 = after.getNodesList().stream().filter(n -> n.getMember().getId().equals("n3"))
+        .findFirst().orElseThrow();
+    assertThat(n3.getReachable()).isFalse();
+    assertThat(n3.getError()).isNotEmpty();
+  }
+
+  @Test
+  void aFourthNodeIsAddedReceivesTheDataLeadsAndIsRemoved() throws Exception {
+    KVGrpc.KVBlockingStub kv = KVGrpc.newBlockingStub(channel("n1"));
+    for (int i = 0; i < 50; i++) {
+      kv.put(PutRequest.newBuilder().setKey(s("before" + i)).setValue(s("v" + i)).build());
+    }
+    NodeConfig.Peer p4 = cluster.newPeer("n4");
+    cluster.startJoining("n4");
+    ClusterGrpc.ClusterBlockingStub admin = ClusterGrpc.newBlockingStub(channel("n2"));
+    MembersResponse added = admin.withDeadlineAfter(60, TimeUnit.SECONDS).addMember(
+        AddMemberRequest.newBuilder().setMember(Member.newBuilder().setId("n4")
+            .setRaftAddress(p4.raftAddress()).setApiAddress(p4.apiAddress())).build());
+    assertThat(added.getMembersList()).extracting(Member::getId)
+        .containsExactlyInAnyOrder("n1", "n2", "n3", "n4");
+    kv.put(PutRequest.newBuilder().setKey(s("after")).setValue(s("x")).build());
+    // n4 holds what was written before and after it joined.
+    KVGrpc.KVBlockingStub n4 = KVGrpc.newBlockingStub(channel("n4"));
+    assertThat(n4.get(GetRequest.newBuilder().setKey(s("before7")).build()).getValue())
+        .isEqualTo(s("v7"));
+    assertThat(n4.get(GetRequest.newBuilder().setKey(s("after")).build()).getValue())
+        .isEqualTo(s("x"));
+
+    MembersResponse moved = admin.withDeadlineAfter(60, TimeUnit.SECONDS).transferLeadership(
+        TransferLeadershipRequest.newBuilder().setId("n4").build());
+    assertThat(moved.getLeaderId()).isEqualTo("n4");
+
+    admin.withDeadlineAfter(60, TimeUnit.SECONDS).transferLeadership(
+        TransferLeadershipRequest.newBuilder().setId("n1").build());
+    MembersResponse removed = admin.withDeadlineAfter(60, TimeUnit.SECONDS).removeMember(
+        RemoveMemberRequest.newBuilder().setId("n4").build());
+    assertThat(removed.getMembersList()).extracting(Member::getId)
+        .containsExactlyInAnyOrder("n1", "n2", "n3");
+    assertThat(ClusterGrpc.newBlockingStub(channel("n3")).listMembers(
+        ListMembersRequest.getDefaultInstance()).getMembersList()).extracting(Member::getId)
+        .containsExactlyInAnyOrder("n1", "n2", "n3");
+    kv.put(PutRequest.newBuilder().setKey(s("last")).setValue(s("y")).build());
+    assertThat(kv.get(GetRequest.newBuilder().setKey(s("last")).build()).getValue())
+        .isEqualTo(s("y"));
+
+    assertThatThrownBy(() -> admin.removeMember(RemoveMemberRequest.newBuilder().setId("n9")
+        .build())).isInstanceOfSatisfying(StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND));
+  }
+
+  @Test
+  void snapshotAndCompactRunOnTheNamedNode() {
+    KVGrpc.KVBlockingStub kv = KVGrpc.newBlockingStub(channel("n1"));
+    for (int i = 0; i < 20; i++) {
+      kv.put(PutRequest.newBuilder().setKey(s("k" + i)).setValue(s("v" + i)).build());
+    }
+    ClusterGrpc.ClusterBlockingStub admin = ClusterGrpc.newBlockingStub(channel("n1"));
+    long index = admin.snapshot(SnapshotRequest.newBuilder().setNodeId("n2").build()).getIndex();
+    assertThat(index).isGreaterThanOrEqualTo(20);
+    assertThat(cluster.nodes.get("n2").stateMachine().checkpoints().newest().index())
+        .isEqualTo(index);
+    admin.compact(CompactRequest.newBuilder().setNodeId("n3").build());
+    var levels = cluster.nodes.get("n3").stateMachine().engine().stats().levels();
+    assertThat(levels.get(0).files()).isZero();
+    assertThat(levels.stream().mapToInt(l -> l.files()).sum()).isPositive();
+    assertThat(KVGrpc.newBlockingStub(channel("n3")).get(GetRequest.newBuilder()
+        .setKey(s("k19")).setConsistency(Consistency.STALE).build()).getValue()).isEqualTo(s("v19"));
+  }
+
+  @Test
+  void httpEndpointsServeMetricsHealthAndReadiness() throws Exception {
+    KVGrpc.newBlockingStub(channel("n2")).put(PutRequest.newBuilder().setKey(s("k"))
+        .setValue(s("v")).build());
+    HttpClient http = HttpClient.newHttpClient();
+    for (String id : List.of("n1", "n2", "n3")) {
+      int port = cluster.nodes.get(id).httpPort();
+      assertThat(get(http, port, "/health").statusCode()).isEqualTo(200);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (get(http, port, "/ready").statusCode() != 200) {
+        assertThat(System.nanoTime()).as(id + " ready").isLessThan(deadline);
+        Thread.sleep(50);
+      }
+    }
+    String metrics = get(http, cluster.nodes.get("n2").httpPort(), "/metrics").body();
+    assertThat(metrics)
+        .contains("shale_raft_term{node=\"n2\"}")
+        .contains("shale_raft_role{node=\"n2\",role=\"LEADER\"}")
+        .contains("shale_raft_applied_index")
+        .contains("lsm_compactions_in_progress")
+        .contains("shale_grpc_server_requests_seconds_bucket")
+        .contains("method=\"shale.v1.KV/Put\"")
+        .contains("status=\"OK\"")
+        .containsPattern("(?m)^ratis_\\w+");
+    String leaderMetrics = get(http, cluster.nodes.get(cluster.leader()).httpPort(), "/metrics")
+        .body();
+    assertThat(leaderMetrics).contains("shale_raft_replication_lag_entries{follower=");
+    // Not ready: a node whose peers are gone cannot know a leader.
+    cluster.stop("n1");
+    cluster.stop("n2");
+    int port = cluster.nodes.get("n3").httpPort();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    HttpResponse<String> r;
+    while ((r = get(http, port, "/ready")).statusCode() != 503) {
+      assertThat(System.nanoTime()).as("n3 not ready without a quorum").isLessThan(deadline);
+      Thread.sleep(100);
+    }
+    assertThat(r.body()).contains("no leader");
+    assertThat(get(http, port, "/health").statusCode()).isEqualTo(200);
+  }
+
+  private static HttpResponse<String> get(HttpClient http, int port, String path)
+      throws Exception {
+    return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+        .build(), HttpResponse.BodyHandlers.ofString());
+  }
+}
