@@ -2,28 +2,22 @@ package io.shale.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.shale.engine.EngineOptions;
 import io.shale.node.server.NodeMain;
-import io.shale.node.server.ShaleNode;
 import io.shale.node.statemachine.Command;
 import io.shale.node.statemachine.CommandCodec;
 import io.shale.node.statemachine.Query;
 import io.shale.node.statemachine.Reply;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
-import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.junit.jupiter.api.Test;
@@ -38,41 +32,37 @@ class NodeKillIT {
   @TempDir
   Path dir;
 
+
   private static byte[] b(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
-  private Process startChild(String id, Path config) throws IOException {
+  private int starts;
+  /** The output file of the child started last. */
+  private Path childLog;
+
+  /** Starts node {@code id} in its own JVM, its output in a file, and waits for its ready line. */
+  private Process startChild(String id, Path config) throws Exception {
     List<String> cmd = new ArrayList<>(List.of(
         Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
         "-cp", System.getProperty("java.class.path"),
         NodeMain.class.getName(), "--config", config.toString()));
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(),
-        StandardCharsets.UTF_8));
+    childLog = dir.resolve(id + "-" + (++starts) + ".log");
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
+        .redirectOutput(childLog.toFile()).start();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    String line;
-    while ((line = out.readLine()) != null) {
-      if (line.startsWith("ready " + id)) {
-        Thread drain = new Thread(() -> {
-          try {
-            while (out.readLine() != null) {
-              // keep the pipe from filling up
-            }
-          } catch (IOException e) {
-            // the process is gone
-          }
-        });
-        drain.setDaemon(true);
-        drain.start();
+    while (System.nanoTime() < deadline && p.isAlive()) {
+      if (childOutput().stream().anyMatch(l -> l.startsWith("ready " + id))) {
         return p;
       }
-      if (System.nanoTime() > deadline) {
-        break;
-      }
+      Thread.sleep(50);
     }
     p.destroyForcibly();
-    throw new AssertionError("child node " + id + " did not start");
+    throw new AssertionError("child node " + id + " did not start: " + childOutput());
+  }
+
+  private List<String> childOutput() throws IOException {
+    return Files.exists(childLog) ? Files.readAllLines(childLog) : List.of();
   }
 
   @Test
@@ -123,6 +113,18 @@ class NodeKillIT {
           assertThat(((Reply.Value) Reply.decode(r.getMessage().getContent().toByteArray()))
               .value()).as("key%d on n3", i).isEqualTo(b("value" + i));
         }
+        // SIGTERM: the node shuts down gracefully (its shutdown hook closes the API, Raft and
+        // the engine) and exits by itself; restarted, it still holds everything.
+        child.destroy();
+        assertThat(child.waitFor(20, TimeUnit.SECONDS)).as("n3 exits after SIGTERM").isTrue();
+        assertThat(child.exitValue()).isEqualTo(143); // 128 + SIGTERM: the JVM's normal exit
+        assertThat(childOutput()).anyMatch(l -> l.contains("n3 shutting down"));
+        assertThat(childOutput()).noneMatch(l -> l.contains("closing node n3:"));
+        child = startChild("n3", n3);
+        RaftClientReply again = client.io().sendStaleRead(Message.valueOf(ByteString.copyFrom(
+            Query.encode(new Query.Get(b("key599"))))), last, RaftPeerId.valueOf("n3"));
+        assertThat(((Reply.Value) Reply.decode(again.getMessage().getContent().toByteArray()))
+            .value()).isEqualTo(b("value599"));
       }
     } finally {
       if (child != null) {

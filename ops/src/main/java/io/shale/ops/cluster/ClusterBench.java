@@ -1,0 +1,279 @@
+package io.shale.ops.cluster;
+
+import static io.shale.ops.ScriptArguments.callerPath;
+import static io.shale.ops.ScriptArguments.need;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Shale (3 nodes) against etcd 3.4 (3 members), both as processes on this machine with their
+ * data on the same disk, through the same closed-loop harness: for each value size and each
+ * concurrency, {@code --seconds} of puts (random keys out of {@link #KEYS}, so values are
+ * overwritten as the run goes) and then {@code --seconds} of linearizable gets of keys loaded
+ * beforehand, each call timed into an HdrHistogram after {@code --warmup-seconds}. Clients call
+ * the leader of each cluster. Shale runs first with all its cells, then etcd with the same cells.
+ *
+ * <pre>
+ *   ops/bin/cluster-bench [--seconds 10] [--warmup-seconds 2] [--sizes 256,16384,65536]
+ *                         [--concurrency 1,16,128] [--systems shale,etcd] [--dir DIR]
+ *                         [--out docs/cluster-bench] [--quick]
+ * </pre>
+ *
+ * Writes OUT.md (the table: throughput, P50 and P99 of each system, and Shale / etcd ratios) and
+ * OUT.csv.
+ */
+public final class ClusterBench {
+  /** Keys per run: overwritten by puts, all loaded before the gets. */
+  static final int KEYS = 2_000;
+
+  private ClusterBench() {}
+
+  /** One measured cell. */
+  record Cell(String system, String op, int valueBytes, int concurrency, long ops,
+      double seconds, Histogram latency, long errors) {
+    double opsPerSecond() {
+      return ops / seconds;
+    }
+
+    double p50Ms() {
+      return latency.getValueAtPercentile(50) / 1e6;
+    }
+
+    double p99Ms() {
+      return latency.getValueAtPercentile(99) / 1e6;
+    }
+  }
+
+  public static void main(String[] args) throws Exception {
+    double seconds = 10;
+    double warmup = 2;
+    int[] sizes = {256, 16 << 10, 64 << 10};
+    int[] concurrency = {1, 16, 128};
+    List<String> systems = List.of("shale", "etcd");
+    Path dir = Path.of(System.getProperty("java.io.tmpdir"), "shale-cluster-bench");
+    Path out = callerPath("docs/cluster-bench");
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--seconds" -> seconds = Double.parseDouble(need(args, ++i, "--seconds"));
+        case "--warmup-seconds" -> warmup = Double.parseDouble(need(args, ++i, "--warmup-seconds"));
+        case "--sizes" -> sizes = ints(need(args, ++i, "--sizes"));
+        case "--concurrency" -> concurrency = ints(need(args, ++i, "--concurrency"));
+        case "--systems" -> systems = List.of(need(args, ++i, "--systems").split(","));
+        case "--dir" -> dir = callerPath(need(args, ++i, "--dir"));
+        case "--out" -> out = callerPath(need(args, ++i, "--out"));
+        case "--quick" -> {
+          seconds = 2;
+          warmup = 0.5;
+          sizes = new int[] {256, 16 << 10};
+          concurrency = new int[] {1, 16};
+        }
+        case "-h", "--help" -> {
+          System.out.println("usage: cluster-bench [--seconds S] [--warmup-seconds S] "
+              + "[--sizes B,B] [--concurrency N,N] [--systems shale,etcd] [--dir DIR] "
+              + "[--out PREFIX] [--quick]");
+          return;
+        }
+        default -> {
+          System.err.println("cluster-bench: unknown argument '" + args[i] + "' (--help)");
+          System.exit(2);
+        }
+      }
+    }
+    List<Cell> cells = new ArrayList<>();
+    String etcdVersion = "";
+    Instant started = Instant.now();
+    for (String system : systems) {
+      Path data = dir.resolve(system);
+      System.out.println("cluster-bench: starting " + system + " (data in " + data + ")");
+      try (KvTarget target = switch (system) {
+        case "shale" -> new ShaleTarget(data, "1g", channels(concurrency));
+        case "etcd" -> new EtcdTarget(data, channels(concurrency));
+        default -> throw new IllegalArgumentException("unknown system " + system
+            + " (shale, etcd)");
+      }) {
+        if (target instanceof EtcdTarget e) {
+          etcdVersion = e.version;
+        }
+        for (int size : sizes) {
+          for (int c : concurrency) {
+            cells.add(run(system, "put", target, size, c, warmup, seconds));
+          }
+          load(target, size);
+          for (int c : concurrency) {
+            cells.add(run(system, "get", target, size, c, warmup, seconds));
+          }
+        }
+      }
+    }
+    write(out, cells, seconds, warmup, started, etcdVersion);
+  }
+
+  private static int channels(int[] concurrency) {
+    // One HTTP/2 connection per 32 concurrent calls, as a client library would pool them.
+    return Math.max(1, Arrays.stream(concurrency).max().orElse(1) / 32);
+  }
+
+  private static int[] ints(String list) {
+    return Arrays.stream(list.split(",")).mapToInt(Integer::parseInt).toArray();
+  }
+
+  static byte[] key(int i) {
+    return String.format("bench-%06d", i).getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static byte[] value(int size, long seed) {
+    byte[] v = new byte[size];
+    new SplittableRandom(seed).nextBytes(v); // incompressible, as etcd and Shale both store it
+    return v;
+  }
+
+  /** Writes every key once with a value of {@code size}, so that every get finds one. */
+  private static void load(KvTarget target, int size) throws InterruptedException {
+    int threads = 16;
+    CountDownLatch done = new CountDownLatch(threads);
+    for (int t = 0; t < threads; t++) {
+      int first = t;
+      Thread w = new Thread(() -> {
+        try {
+          for (int i = first; i < KEYS; i += threads) {
+            target.put(key(i), value(size, i));
+          }
+        } finally {
+          done.countDown();
+        }
+      });
+      w.start();
+    }
+    done.await();
+  }
+
+  private static Cell run(String system, String op, KvTarget target, int size, int concurrency,
+      double warmup, double seconds) throws InterruptedException {
+    long start = System.nanoTime();
+    long measureFrom = start + (long) (warmup * 1e9);
+    long end = measureFrom + (long) (seconds * 1e9);
+    Histogram[] latencies = new Histogram[concurrency];
+    AtomicLong errors = new AtomicLong();
+    long[] counts = new long[concurrency];
+    Thread[] threads = new Thread[concurrency];
+    byte[][] values = new byte[8][];
+    for (int i = 0; i < values.length; i++) {
+      values[i] = value(size, 1000 + i);
+    }
+    for (int t = 0; t < concurrency; t++) {
+      int id = t;
+      latencies[t] = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+      threads[t] = new Thread(() -> {
+        SplittableRandom random = new SplittableRandom(id * 7919L + size);
+        while (true) {
+          int k = random.nextInt(KEYS);
+          long before = System.nanoTime();
+          if (before >= end) {
+            return;
+          }
+          try {
+            if (op.equals("put")) {
+              target.put(key(k), values[k & 7]);
+            } else if (target.get(key(k)) != size) {
+              throw new IllegalStateException("wrong value length for " + k);
+            }
+          } catch (RuntimeException e) {
+            if (errors.incrementAndGet() <= 3) {
+              System.err.println("cluster-bench: " + system + " " + op + ": " + e);
+            }
+            continue;
+          }
+          long after = System.nanoTime();
+          if (before >= measureFrom && after <= end) {
+            latencies[id].recordValue(Math.min(after - before, TimeUnit.SECONDS.toNanos(60)));
+            counts[id]++;
+          }
+        }
+      }, "bench-" + t);
+      threads[t].start();
+    }
+    for (Thread t : threads) {
+      t.join();
+    }
+    Histogram all = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+    long ops = 0;
+    for (int t = 0; t < concurrency; t++) {
+      all.add(latencies[t]);
+      ops += counts[t];
+    }
+    Cell c = new Cell(system, op, size, concurrency, ops, seconds, all, errors.get());
+    System.out.printf(Locale.ROOT, "cluster-bench: %-5s %-3s %6d B x%-3d %9.0f ops/s  P50 %7.2f ms"
+        + "  P99 %7.2f ms  errors %d%n", system, op, size, concurrency, c.opsPerSecond(),
+        c.p50Ms(), c.p99Ms(), c.errors());
+    return c;
+  }
+
+  private static void write(Path out, List<Cell> cells, double seconds, double warmup,
+      Instant started, String etcdVersion) throws IOException {
+    Map<String, Cell> byKey = new LinkedHashMap<>();
+    for (Cell c : cells) {
+      byKey.put(c.system() + "/" + c.op() + "/" + c.valueBytes() + "/" + c.concurrency(), c);
+    }
+    StringBuilder md = new StringBuilder();
+    md.append("Cluster benchmark, ").append(started.truncatedTo(ChronoUnit.SECONDS))
+        .append(": 3 Shale nodes (revision ").append(System.getProperty("shale.ops.revision", "?"))
+        .append(") and 3 members of ").append(etcdVersion.isEmpty() ? "etcd" : etcdVersion)
+        .append(", local processes, same disk, fsync on; ").append(fmt(seconds))
+        .append(" s per cell after ").append(fmt(warmup)).append(" s of warm-up; clients call "
+        + "each cluster's leader. Latencies in ms.\n\n");
+    md.append("| op | value | concurrency | Shale ops/s | etcd ops/s | Shale / etcd | Shale P50 "
+        + "| etcd P50 | Shale P99 | etcd P99 | P99 etcd / Shale |\n");
+    md.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
+    StringBuilder csv = new StringBuilder("system,op,value_bytes,concurrency,ops,seconds,"
+        + "ops_per_second,p50_ms,p99_ms,p999_ms,max_ms,errors\n");
+    for (Cell c : cells) {
+      csv.append(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%.1f,%.1f,%.3f,%.3f,%.3f,%.3f,%d%n",
+          c.system(), c.op(), c.valueBytes(), c.concurrency(), c.ops(), c.seconds(),
+          c.opsPerSecond(), c.p50Ms(), c.p99Ms(), c.latency().getValueAtPercentile(99.9) / 1e6,
+          c.latency().getMaxValue() / 1e6, c.errors()));
+      if (!c.system().equals("shale")) {
+        continue;
+      }
+      Cell e = byKey.get("etcd/" + c.op() + "/" + c.valueBytes() + "/" + c.concurrency());
+      md.append(String.format(Locale.ROOT, "| %s | %s | %d | %.0f | %s | %s | %.2f | %s | %.2f "
+          + "| %s | %s |%n", c.op().equals("get") ? "linearizable get" : "put",
+          size(c.valueBytes()), c.concurrency(), c.opsPerSecond(),
+          e == null ? "-" : String.format(Locale.ROOT, "%.0f", e.opsPerSecond()),
+          e == null ? "-" : String.format(Locale.ROOT, "%.2fx", c.opsPerSecond() / e.opsPerSecond()),
+          c.p50Ms(), e == null ? "-" : String.format(Locale.ROOT, "%.2f", e.p50Ms()),
+          c.p99Ms(), e == null ? "-" : String.format(Locale.ROOT, "%.2f", e.p99Ms()),
+          e == null ? "-" : String.format(Locale.ROOT, "%.2fx", e.p99Ms() / c.p99Ms())));
+    }
+    long errors = cells.stream().mapToLong(Cell::errors).sum();
+    md.append("\nFailed calls (not in the figures): ").append(errors).append(".\n");
+    Files.createDirectories(out.toAbsolutePath().getParent());
+    Files.writeString(Path.of(out + ".md"), md);
+    Files.writeString(Path.of(out + ".csv"), csv);
+    System.out.println("cluster-bench: wrote " + out + ".md and " + out + ".csv");
+    System.out.print(md);
+  }
+
+  private static String size(int bytes) {
+    return bytes % 1024 == 0 ? (bytes / 1024) + " KiB" : bytes + " B";
+  }
+
+  private static String fmt(double d) {
+    return d == Math.rint(d) ? String.valueOf((long) d) : String.valueOf(d);
+  }
+}

@@ -1,0 +1,129 @@
+package io.shale.ops.cluster;
+
+import com.google.protobuf.ByteString;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.shale.ops.Directories;
+import io.shale.ops.cluster.etcd.KVGrpc;
+import io.shale.ops.cluster.etcd.PutRequest;
+import io.shale.ops.cluster.etcd.RangeRequest;
+import io.shale.ops.cluster.etcd.RangeResponse;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Three etcd members (the {@code etcd} binary on the PATH: Debian's etcd-server, 3.4) as child
+ * processes on loopback, driven through etcd's KV gRPC API on the leader. etcd fsyncs its WAL
+ * before acknowledging, as Shale's Raft log does. Its backend quota is raised to 8 GiB and it
+ * compacts its history every 1,000 revisions so that large values do not fill the default 2 GiB
+ * quota during a run.
+ */
+final class EtcdTarget implements KvTarget {
+  private final LocalProcesses processes = new LocalProcesses();
+  private final Path dir;
+  private final List<ManagedChannel> channels = new ArrayList<>();
+  private final List<KVGrpc.KVBlockingStub> stubs = new ArrayList<>();
+  private final AtomicInteger next = new AtomicInteger();
+  final String version;
+
+  EtcdTarget(Path dir, int channelCount) throws Exception {
+    this.dir = dir;
+    Files.createDirectories(dir);
+    String[] names = {"e1", "e2", "e3"};
+    String[] client = new String[3];
+    String[] peer = new String[3];
+    StringBuilder cluster = new StringBuilder();
+    for (int i = 0; i < 3; i++) {
+      client[i] = "http://127.0.0.1:" + LocalProcesses.freePort();
+      peer[i] = "http://127.0.0.1:" + LocalProcesses.freePort();
+      cluster.append(i == 0 ? "" : ",").append(names[i]).append('=').append(peer[i]);
+    }
+    List<Process> started = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      started.add(processes.start(List.of("etcd", "--name", names[i],
+          "--data-dir", dir.resolve(names[i]).toString(),
+          "--listen-client-urls", client[i], "--advertise-client-urls", client[i],
+          "--listen-peer-urls", peer[i], "--initial-advertise-peer-urls", peer[i],
+          "--initial-cluster", cluster.toString(), "--initial-cluster-token", "bench",
+          "--initial-cluster-state", "new", "--quota-backend-bytes", String.valueOf(8L << 30),
+          "--auto-compaction-mode", "revision", "--auto-compaction-retention", "1000",
+          "--logger", "zap", "--log-outputs", "stderr"), dir.resolve(names[i] + ".log")));
+    }
+    for (int i = 0; i < 3; i++) {
+      LocalProcesses.awaitLine(started.get(i), dir.resolve(names[i] + ".log"),
+          l -> l.contains("ready to serve client requests"), 60);
+    }
+    String leader = leaderEndpoint(String.join(",", client));
+    version = run(List.of("etcd", "--version")).lines().findFirst().orElse("etcd");
+    for (int i = 0; i < channelCount; i++) {
+      ManagedChannel ch = NettyChannelBuilder.forTarget(leader.replace("http://", ""))
+          .usePlaintext().maxInboundMessageSize(32 << 20).build();
+      channels.add(ch);
+      stubs.add(KVGrpc.newBlockingStub(ch));
+    }
+  }
+
+  private static final Pattern STATUS = Pattern.compile(
+      "\"Endpoint\":\"([^\"]+)\".*?\"member_id\":(\\d+).*?\"leader\":(\\d+)");
+
+  /** The client URL of the leader, from {@code etcdctl endpoint status}. */
+  private static String leaderEndpoint(String endpoints) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (System.nanoTime() < deadline) {
+      String json = run(List.of("etcdctl", "--endpoints", endpoints, "endpoint", "status",
+          "--write-out", "json"));
+      Matcher m = STATUS.matcher(json);
+      while (m.find()) {
+        if (m.group(2).equals(m.group(3))) {
+          return m.group(1);
+        }
+      }
+      Thread.sleep(200);
+    }
+    throw new IllegalStateException("the etcd cluster elected no leader within 60 s");
+  }
+
+  private static String run(List<String> command) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    p.waitFor();
+    return out;
+  }
+
+  private KVGrpc.KVBlockingStub stub() {
+    return stubs.get(Math.floorMod(next.getAndIncrement(), stubs.size()));
+  }
+
+  @Override
+  public void put(byte[] key, byte[] value) {
+    stub().withDeadlineAfter(30, TimeUnit.SECONDS).put(PutRequest.newBuilder()
+        .setKey(ByteString.copyFrom(key)).setValue(ByteString.copyFrom(value)).build());
+  }
+
+  @Override
+  public int get(byte[] key) {
+    RangeResponse r = stub().withDeadlineAfter(30, TimeUnit.SECONDS).range(RangeRequest
+        .newBuilder().setKey(ByteString.copyFrom(key)).build());
+    return r.getKvsCount() == 0 ? -1 : r.getKvs(0).getValue().size();
+  }
+
+  @Override
+  public void close() {
+    channels.forEach(ManagedChannel::shutdownNow);
+    processes.close();
+    try {
+      Directories.deleteRecursively(dir);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,13 @@
+package io.shale.ops.cluster;
+
+/** One system under test, seen by the harness: blocking, thread-safe puts and gets. */
+interface KvTarget extends AutoCloseable {
+  void put(byte[] key, byte[] value);
+
+  /** A linearizable read; returns the value's length, or -1 if the key is absent. */
+  int get(byte[] key);
+
+  /** Frees what was started (processes, channels) and their data. */
+  @Override
+  void close();
+}

@@ -1,0 +1,123 @@
+package io.shale.ops.cluster;
+
+import com.google.protobuf.ByteString;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.shale.client.proto.ClusterGrpc;
+import io.shale.client.proto.GetRequest;
+import io.shale.client.proto.GetResponse;
+import io.shale.client.proto.KVGrpc;
+import io.shale.client.proto.ListMembersRequest;
+import io.shale.client.proto.Member;
+import io.shale.client.proto.MembersResponse;
+import io.shale.client.proto.PutRequest;
+import io.shale.ops.Directories;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Three Shale nodes as child JVMs (io.shale.node.server.NodeMain, default configuration: the
+ * Raft log fsyncs before an entry is acknowledged), driven through the KV gRPC API of the leader.
+ */
+final class ShaleTarget implements KvTarget {
+  private final LocalProcesses processes = new LocalProcesses();
+  private final Path dir;
+  private final List<ManagedChannel> channels = new ArrayList<>();
+  private final List<KVGrpc.KVBlockingStub> stubs = new ArrayList<>();
+  private final AtomicInteger next = new AtomicInteger();
+
+  ShaleTarget(Path dir, String heap, int channelCount) throws Exception {
+    this.dir = dir;
+    Files.createDirectories(dir);
+    String[] ids = {"n1", "n2", "n3"};
+    String[] raft = new String[3];
+    String[] api = new String[3];
+    StringBuilder peers = new StringBuilder();
+    for (int i = 0; i < 3; i++) {
+      raft[i] = "127.0.0.1:" + LocalProcesses.freePort();
+      api[i] = "127.0.0.1:" + LocalProcesses.freePort();
+      peers.append("[[peers]]\nid = \"").append(ids[i]).append("\"\nraft_address = \"")
+          .append(raft[i]).append("\"\napi_address = \"").append(api[i]).append("\"\n\n");
+    }
+    String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+    List<Process> started = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      Path config = dir.resolve(ids[i] + ".toml");
+      Files.writeString(config, "[node]\nid = \"" + ids[i] + "\"\ncluster = \"bench\"\n"
+          + "data_dir = \"" + dir.resolve(ids[i]) + "\"\n\n" + peers);
+      started.add(processes.start(List.of(java, "-Xmx" + heap, "-cp",
+          System.getProperty("java.class.path"), "io.shale.node.server.NodeMain", "--config",
+          config.toString()), dir.resolve(ids[i] + ".log")));
+    }
+    for (int i = 0; i < 3; i++) {
+      LocalProcesses.awaitLine(started.get(i), dir.resolve(ids[i] + ".log"),
+          l -> l.startsWith("ready "), 120);
+    }
+    String leader = leaderApiAddress(api[0]);
+    for (int i = 0; i < channelCount; i++) {
+      ManagedChannel ch = NettyChannelBuilder.forTarget(leader).usePlaintext()
+          .maxInboundMessageSize(32 << 20).build();
+      channels.add(ch);
+      stubs.add(KVGrpc.newBlockingStub(ch));
+    }
+  }
+
+  private static String leaderApiAddress(String any) throws InterruptedException {
+    ManagedChannel ch = NettyChannelBuilder.forTarget(any).usePlaintext().build();
+    try {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (System.nanoTime() < deadline) {
+        try {
+          MembersResponse m = ClusterGrpc.newBlockingStub(ch).withDeadlineAfter(2, TimeUnit.SECONDS)
+              .listMembers(ListMembersRequest.getDefaultInstance());
+          for (Member member : m.getMembersList()) {
+            if (member.getId().equals(m.getLeaderId())) {
+              return member.getApiAddress();
+            }
+          }
+        } catch (RuntimeException notYet) {
+          // no leader yet
+        }
+        Thread.sleep(200);
+      }
+      throw new IllegalStateException("the Shale cluster elected no leader within 60 s");
+    } finally {
+      ch.shutdownNow();
+    }
+  }
+
+  private KVGrpc.KVBlockingStub stub() {
+    return stubs.get(Math.floorMod(next.getAndIncrement(), stubs.size()));
+  }
+
+  @Override
+  public void put(byte[] key, byte[] value) {
+    stub().withDeadlineAfter(30, TimeUnit.SECONDS).put(PutRequest.newBuilder()
+        .setKey(ByteString.copyFrom(key)).setValue(ByteString.copyFrom(value)).build());
+  }
+
+  @Override
+  public int get(byte[] key) {
+    GetResponse r = stub().withDeadlineAfter(30, TimeUnit.SECONDS).get(GetRequest.newBuilder()
+        .setKey(ByteString.copyFrom(key)).build());
+    return r.getFound() ? r.getValue().size() : -1;
+  }
+
+  @Override
+  public void close() {
+    channels.forEach(ManagedChannel::shutdownNow);
+    processes.close();
+    try {
+      Directories.deleteRecursively(dir);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
