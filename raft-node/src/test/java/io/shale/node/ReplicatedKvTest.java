@@ -199,4 +199,40 @@ class ReplicatedKvTest {
     assertThatThrownBy(() -> CommandCodec.decode(java.util.Arrays.copyOf(cut, cut.length - 1)))
         .isInstanceOf(IllegalArgumentException.class);
   }
+
+  /**
+   * A group (several clients' batches in one entry, as the leader's group commit sends them):
+   * each member gets its own reply, in order; a request id repeated within the group, or seen
+   * in an earlier entry, applies once.
+   */
+  @Test
+  void aGroupAppliesEachBatchOnceWithItsOwnReply() throws Exception {
+    startCluster();
+    Reply.Written earlier = (Reply.Written) write(new Command.Identified(b("g0"),
+        new Command.Batch(List.of(new Command.Op(b("g-old"), b("1"))))));
+    Command.Group group = new Command.Group(List.of(
+        new Command.Batch(List.of(new Command.Op(b("g-a"), b("1")))),
+        new Command.Identified(b("g1"), new Command.Batch(List.of(new Command.Op(b("g-b"),
+            b("first"))))),
+        new Command.Identified(b("g1"), new Command.Batch(List.of(new Command.Op(b("g-b"),
+            b("retry"))))),
+        new Command.Identified(b("g0"), new Command.Batch(List.of(new Command.Op(b("g-old"),
+            b("2"))))),
+        new Command.Batch(List.of(new Command.Op(b("g-a"), null)))));
+    assertThat(CommandCodec.decode(CommandCodec.encode(group))).isInstanceOfSatisfying(
+        Command.Group.class, g -> assertThat(g.commands()).hasSize(5));
+    Reply.Many many = (Reply.Many) write(group);
+    assertThat(many.replies()).hasSize(5);
+    long index = many.appliedIndex();
+    assertThat(Reply.decode(many.replies().get(0)).appliedIndex()).isEqualTo(index);
+    assertThat(Reply.decode(many.replies().get(2)).appliedIndex()).isEqualTo(index);
+    // The retry of g0 gets the reply of its first attempt, from an earlier entry.
+    assertThat(Reply.decode(many.replies().get(3)).appliedIndex())
+        .isEqualTo(earlier.appliedIndex()).isLessThan(index);
+    assertThat(((Reply.Value) read(new Query.Get(b("g-b")))).value()).isEqualTo(b("first"));
+    assertThat(((Reply.Value) read(new Query.Get(b("g-old")))).value()).isEqualTo(b("1"));
+    assertThat(((Reply.Value) read(new Query.Get(b("g-a")))).value()).isNull();
+    assertThatThrownBy(() -> new Command.Group(List.of(new Command.DeleteRange(b("a"), null))))
+        .hasMessageContaining("batches only");
+  }
 }

@@ -197,6 +197,11 @@ public final class ClusterBench {
             if (errors.incrementAndGet() <= 3) {
               System.err.println("cluster-bench: " + system + " " + op + ": " + e);
             }
+            try {
+              Thread.sleep(10); // a failing system is not hammered
+            } catch (InterruptedException stop) {
+              return;
+            }
             continue;
           }
           long after = System.nanoTime();

@@ -37,6 +37,7 @@ final class EtcdTarget implements KvTarget {
 
   EtcdTarget(Path dir, int channelCount) throws Exception {
     this.dir = dir;
+    Directories.deleteRecursively(dir); // a run that was killed leaves its data behind
     Files.createDirectories(dir);
     String[] names = {"e1", "e2", "e3"};
     String[] client = new String[3];
@@ -60,7 +61,8 @@ final class EtcdTarget implements KvTarget {
     }
     for (int i = 0; i < 3; i++) {
       LocalProcesses.awaitLine(started.get(i), dir.resolve(names[i] + ".log"),
-          l -> l.contains("ready to serve client requests"), 60);
+          l -> l.contains("ready to serve client requests")
+              || l.contains("serving client traffic"), 60);
     }
     String leader = leaderEndpoint(String.join(",", client));
     version = run(List.of("etcd", "--version")).lines().findFirst().orElse("etcd");

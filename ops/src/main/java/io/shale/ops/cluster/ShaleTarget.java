@@ -35,6 +35,7 @@ final class ShaleTarget implements KvTarget {
 
   ShaleTarget(Path dir, String heap, int channelCount) throws Exception {
     this.dir = dir;
+    Directories.deleteRecursively(dir); // a run that was killed leaves its data behind
     Files.createDirectories(dir);
     String[] ids = {"n1", "n2", "n3"};
     String[] raft = new String[3];

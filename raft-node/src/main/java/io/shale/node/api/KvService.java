@@ -48,7 +48,7 @@ import org.apache.ratis.server.RaftServer;
  * <p>Errors: a malformed request (empty or reserved key, key over 64 KiB, value over the limit)
  * is INVALID_ARGUMENT naming what is wrong; a write Ratis could not commit is UNAVAILABLE.
  */
-public final class KvService extends KVGrpc.KVImplBase {
+public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable {
   /** Entries per scan page when the request asks for 0. */
   static final int DEFAULT_SCAN_LIMIT = 1000;
 
@@ -58,6 +58,7 @@ public final class KvService extends KVGrpc.KVImplBase {
   private final int maxKeyBytes;
   private final int maxValueBytes;
   private final MeterRegistry registry;
+  private final GroupCommit groupCommit;
 
   /**
    * @param maxKeyBytes keys longer than this are INVALID_ARGUMENT ({@code limits.max_key_size})
@@ -74,6 +75,13 @@ public final class KvService extends KVGrpc.KVImplBase {
     this.maxKeyBytes = maxKeyBytes;
     this.maxValueBytes = maxValueBytes;
     this.registry = registry;
+    this.groupCommit = new GroupCommit(division.getId().toString(), this::submitEntry);
+  }
+
+  /** Fails writes still waiting to be grouped. */
+  @Override
+  public void close() {
+    groupCommit.close();
   }
 
   private ResponseHeader header(long appliedIndex) {
@@ -99,6 +107,28 @@ public final class KvService extends KVGrpc.KVImplBase {
 
   private Reply write(ByteString requestId, Command command) throws IOException, StatusException {
     Command c = requestId.isEmpty() ? command : new Command.Identified(requestId.toByteArray(), command);
+    if (command instanceof Command.Batch b) {
+      int bytes = 16;
+      for (Command.Op op : b.ops()) {
+        bytes += 8 + op.key().length + (op.isDelete() ? 0 : op.value().length);
+      }
+      try {
+        return groupCommit.submit(c, bytes).get();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw Status.CANCELLED.withDescription("interrupted").asException();
+      } catch (java.util.concurrent.ExecutionException e) {
+        if (e.getCause() instanceof StatusException s) {
+          throw s;
+        }
+        throw writeFailure(e.getCause() instanceof Exception x ? x : e);
+      }
+    }
+    return submitEntry(c);
+  }
+
+  /** Sends one log entry through Ratis and returns the state machine's reply. */
+  private Reply submitEntry(Command c) throws StatusException {
     RaftClientReply r;
     try {
       r = raft.io().send(Message.valueOf(

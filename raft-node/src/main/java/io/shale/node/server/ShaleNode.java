@@ -109,6 +109,7 @@ public final class ShaleNode implements AutoCloseable {
   private RaftClient forwarder;
   private PeerChannels peerChannels;
   private Server api;
+  private KvService kv;
   private HttpEndpoints http;
   private RaftMeters raftMeters;
   private RatisMetricsBridge ratisMetrics;
@@ -180,10 +181,11 @@ public final class ShaleNode implements AutoCloseable {
     ratisMetrics = new RatisMetricsBridge(registry);
     peerChannels = new PeerChannels(config.limits().maxMessageBytes());
     GrpcMeters grpcMeters = new GrpcMeters(registry);
+    kv = new KvService(division, stateMachine, forwarder, config.limits().maxKeyBytes(),
+        config.limits().maxValueBytes(), registry);
     api = NettyServerBuilder.forAddress(new InetSocketAddress(NodeConfig.host(config.apiAddress()),
             NodeConfig.port(config.apiAddress())))
-        .addService(ServerInterceptors.intercept(new KvService(division, stateMachine, forwarder,
-            config.limits().maxKeyBytes(), config.limits().maxValueBytes(), registry), grpcMeters))
+        .addService(ServerInterceptors.intercept(kv, grpcMeters))
         .addService(ServerInterceptors.intercept(new ClusterService(division, stateMachine,
             forwarder, peerChannels), grpcMeters))
         .addService(new SnapshotTransferService(stateMachine.checkpoints(),
@@ -275,6 +277,9 @@ public final class ShaleNode implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
       api = null;
+    }
+    if (kv != null) {
+      kv.close();
     }
     if (peerChannels != null) {
       peerChannels.close();

@@ -7,7 +7,8 @@ import java.util.List;
  * to the engine as one atomic batch tagged with the entry's index.
  */
 public sealed interface Command
-    permits Command.Batch, Command.CompareAndSet, Command.DeleteRange, Command.Identified {
+    permits Command.Batch, Command.CompareAndSet, Command.DeleteRange, Command.Identified,
+        Command.Group {
   /** One put or delete of a batch. {@code value} is null for a delete. */
   record Op(byte[] key, byte[] value) {
     public boolean isDelete() {
@@ -41,6 +42,24 @@ public sealed interface Command
    * time, in the applied state every replica shares, so each replica deletes the same ones.
    */
   record DeleteRange(byte[] start, byte[] end) implements Command {}
+
+  /**
+   * Several clients' writes that the leader grouped into one log entry (group commit: one Raft
+   * round and one fsync per group instead of per write). Only batches, identified or not, are
+   * grouped: they never read state, so applying them in order in one engine batch is the same as
+   * applying them one entry each. Each gets its own reply.
+   */
+  record Group(List<Command> commands) implements Command {
+    public Group {
+      commands = List.copyOf(commands);
+      for (Command c : commands) {
+        Command inner = c instanceof Identified id ? id.command() : c;
+        if (!(inner instanceof Batch)) {
+          throw new IllegalArgumentException("a group holds batches only, got " + c);
+        }
+      }
+    }
+  }
 
   /**
    * {@code command} under a client-chosen request id (1 to 64 bytes): a retry with the same id

@@ -14,6 +14,7 @@ import java.util.List;
  *            4 delete range), body
  *   range  = start, has-end (0/1), [end]
  *   identified = request-id, the body of a batch or compare-and-set entry (kind, body)
+ *   group  = count:int32, count x (length:int32, a whole batch or identified-batch entry)
  *   batch  = count:int32, count x op
  *   op     = type (1 put, 2 delete), key, [value if put]
  *   cas    = key, expectation (0 absent, 1 value, 2 modification index), [expected value |
@@ -31,6 +32,7 @@ public final class CommandCodec {
   static final byte CAS = 2;
   static final byte IDENTIFIED = 3;
   static final byte DELETE_RANGE = 4;
+  static final byte GROUP = 5;
   private static final byte PUT = 1;
   private static final byte DELETE = 2;
   public static final int MAX_KEY_BYTES = 64 << 10;
@@ -38,6 +40,21 @@ public final class CommandCodec {
   private CommandCodec() {}
 
   public static byte[] encode(Command c) {
+    if (c instanceof Command.Group g) {
+      List<byte[]> parts = new ArrayList<>(g.commands().size());
+      int size = 3 + 4;
+      for (Command sub : g.commands()) {
+        byte[] p = encode(sub);
+        parts.add(p);
+        size += 4 + p.length;
+      }
+      ByteBuffer out = ByteBuffer.allocate(size).put(MAGIC).put(VERSION).put(GROUP)
+          .putInt(parts.size());
+      for (byte[] p : parts) {
+        putBytes(out, p);
+      }
+      return out.array();
+    }
     if (c instanceof Command.Identified id) {
       byte[] inner = encode(id.command());
       // magic, version, kind 3, id, then the inner entry without its magic and version
@@ -135,6 +152,18 @@ public final class CommandCodec {
             + " is not supported (this node reads version " + VERSION + ")");
       }
       byte kind = in.get();
+      if (kind == GROUP) {
+        int n = in.getInt();
+        if (n < 0 || n > in.remaining() / 4) {
+          throw new IllegalArgumentException("group of " + n + " commands in an entry of "
+              + entry.length + " bytes");
+        }
+        List<Command> commands = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+          commands.add(decode(getBytes(in)));
+        }
+        return new Command.Group(commands);
+      }
       byte[] requestId = null;
       if (kind == IDENTIFIED) {
         requestId = getBytes(in);

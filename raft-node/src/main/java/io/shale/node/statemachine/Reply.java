@@ -14,11 +14,13 @@ import java.util.List;
  *   CAS    = applied (0/1), has-current (0/1), [current], current's modification index:int64
  *   VALUE  = found (0/1), [value], modification index:int64 (0 when not found)
  *   ENTRIES = count:int32, count x (key, value), more (0/1)
+ *   MANY   = count:int32, count x (length:int32, reply)
  *   PRESSURE = condition, cause (ordinals), measured:float64, threshold:float64, delay-ms:int64
  * </pre>
  */
 public sealed interface Reply
-    permits Reply.Written, Reply.CasResult, Reply.Value, Reply.Entries, Reply.Pressure {
+    permits Reply.Written, Reply.CasResult, Reply.Value, Reply.Entries, Reply.Pressure,
+        Reply.Many {
   long appliedIndex();
 
   record Written(long appliedIndex) implements Reply {}
@@ -36,6 +38,9 @@ public sealed interface Reply
   /** Scan results; {@code more} when the limit cut it short (continue after the last key). */
   record Entries(long appliedIndex, List<byte[][]> entries, boolean more) implements Reply {}
 
+  /** The encoded replies of a group's commands, in order. */
+  record Many(long appliedIndex, List<byte[]> replies) implements Reply {}
+
   /** A node's engine write pressure. */
   record Pressure(long appliedIndex, WritePressure pressure) implements Reply {}
 
@@ -48,6 +53,11 @@ public sealed interface Reply
       size += 2 + (c.current() == null ? 0 : 4 + c.current().length) + 8;
     } else if (r instanceof Value v) {
       size += 1 + (v.value() == null ? 0 : 4 + v.value().length) + 8;
+    } else if (r instanceof Many m) {
+      size += 4;
+      for (byte[] b : m.replies()) {
+        size += 4 + b.length;
+      }
     } else if (r instanceof Entries e) {
       size += 5;
       for (byte[][] kv : e.entries()) {
@@ -69,6 +79,11 @@ public sealed interface Reply
       WritePressure w = p.pressure();
       out.put((byte) 5).put((byte) w.condition().ordinal()).put((byte) w.cause().ordinal())
           .putDouble(w.measured()).putDouble(w.threshold()).putLong(w.suggestedDelay().toMillis());
+    } else if (r instanceof Many m) {
+      out.put((byte) 6).putInt(m.replies().size());
+      for (byte[] b : m.replies()) {
+        out.putInt(b.length).put(b);
+      }
     } else if (r instanceof Entries e) {
       out.put((byte) 4).putInt(e.entries().size());
       for (byte[][] kv : e.entries()) {
@@ -86,7 +101,7 @@ public sealed interface Reply
     }
   }
 
-  static Reply decode(byte[] bytes) {
+  public static Reply decode(byte[] bytes) {
     ByteBuffer in = ByteBuffer.wrap(bytes);
     long index = in.getLong();
     byte kind = in.get();
@@ -112,6 +127,14 @@ public sealed interface Reply
       case 5 -> new Pressure(index, new WritePressure(
           WritePressure.Condition.values()[in.get()], WritePressure.Cause.values()[in.get()],
           in.getDouble(), in.getDouble(), java.time.Duration.ofMillis(in.getLong())));
+      case 6 -> {
+        int n = in.getInt();
+        List<byte[]> replies = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+          replies.add(bytes(in));
+        }
+        yield new Many(index, replies);
+      }
       default -> throw new IllegalArgumentException("unknown reply kind " + kind);
     };
   }

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
@@ -289,15 +290,50 @@ public final class ShaleStateMachine extends BaseStateMachine
       return CompletableFuture.failedFuture(bad);
     }
     WriteBatch batch = new WriteBatch();
+    byte[] replyBytes;
+    if (command instanceof Command.Group g) {
+      // Client writes the leader grouped into one entry: applied in order, in one engine batch.
+      List<byte[]> replies = new ArrayList<>(g.commands().size());
+      Map<ByteBuffer, byte[]> idsInEntry = new HashMap<>();
+      for (Command c : g.commands()) {
+        replies.add(applyOne(e, c, index, batch, idsInEntry));
+      }
+      replyBytes = Reply.encode(new Reply.Many(index, replies));
+    } else {
+      replyBytes = applyOne(e, command, index, batch, new HashMap<>());
+    }
+    if (index % RequestRecords.EXPIRY_EVERY == 0) {
+      RequestRecords.expire(e, batch, index);
+    }
+    if (term != lastTerm) {
+      batch.put(TERM_KEY, ByteBuffer.allocate(8).putLong(term).array());
+      termStarts.put(index, term);
+      lastTerm = term;
+    }
+    if (!batch.isEmpty()) {
+      e.applyCommitted(batch, index);
+    }
+    updateLastAppliedTermIndex(term, index);
+    return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(replyBytes)));
+  }
+
+  /**
+   * Adds the effects of one command at {@code index} to {@code batch} and returns its encoded
+   * reply. A request id already applied (in the engine, or earlier in this entry:
+   * {@code idsInEntry}) gets its first reply and adds nothing.
+   */
+  private static byte[] applyOne(Engine e, Command command, long index, WriteBatch batch,
+      Map<ByteBuffer, byte[]> idsInEntry) {
     byte[] requestId = null;
     if (command instanceof Command.Identified id) {
       requestId = id.requestId();
+      byte[] sameEntry = idsInEntry.get(ByteBuffer.wrap(requestId));
+      if (sameEntry != null) {
+        return sameEntry;
+      }
       byte[] earlier = e.get(RequestRecords.lookupKey(requestId));
       if (earlier != null && RequestRecords.stillRetained(earlier, index)) {
-        // A retry of a write already applied: the first attempt's reply, nothing applied again.
-        updateLastAppliedTermIndex(term, index);
-        return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(
-            RequestRecords.reply(earlier))));
+        return RequestRecords.reply(earlier); // a retry: the first attempt's reply
       }
       command = id.command();
     }
@@ -332,23 +368,12 @@ public final class ShaleStateMachine extends BaseStateMachine
             currentIndex);
       }
     }
-    byte[] replyBytes = Reply.encode(reply);
+    byte[] bytes = Reply.encode(reply);
     if (requestId != null) {
-      RequestRecords.record(batch, requestId, index, replyBytes);
+      RequestRecords.record(batch, requestId, index, bytes);
+      idsInEntry.put(ByteBuffer.wrap(requestId), bytes);
     }
-    if (index % RequestRecords.EXPIRY_EVERY == 0) {
-      RequestRecords.expire(e, batch, index);
-    }
-    if (term != lastTerm) {
-      batch.put(TERM_KEY, ByteBuffer.allocate(8).putLong(term).array());
-      termStarts.put(index, term);
-      lastTerm = term;
-    }
-    if (!batch.isEmpty()) {
-      e.applyCommitted(batch, index);
-    }
-    updateLastAppliedTermIndex(term, index);
-    return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(replyBytes)));
+    return bytes;
   }
 
   private static void add(WriteBatch batch, Command.Op op) {
