@@ -53,9 +53,14 @@ final class ShaleTarget implements KvTarget {
       Path config = dir.resolve(ids[i] + ".toml");
       Files.writeString(config, "[node]\nid = \"" + ids[i] + "\"\ncluster = \"bench\"\n"
           + "data_dir = \"" + dir.resolve(ids[i]) + "\"\n\n" + peers);
-      started.add(processes.start(List.of(java, "-Xmx" + heap, "-cp",
-          System.getProperty("java.class.path"), "io.shale.node.server.NodeMain", "--config",
-          config.toString()), dir.resolve(ids[i] + ".log")));
+      List<String> command = new ArrayList<>(List.of(java, "-Xmx" + heap));
+      String extra = System.getenv("SHALE_NODE_JAVA_OPTS"); // e.g. GC or diagnostics options
+      if (extra != null && !extra.isBlank()) {
+        command.addAll(List.of(extra.trim().split("\\s+")));
+      }
+      command.addAll(List.of("-cp", System.getProperty("java.class.path"),
+          "io.shale.node.server.NodeMain", "--config", config.toString()));
+      started.add(processes.start(command, dir.resolve(ids[i] + ".log")));
     }
     for (int i = 0; i < 3; i++) {
       LocalProcesses.awaitLine(started.get(i), dir.resolve(ids[i] + ".log"),
