@@ -26,11 +26,14 @@ import org.HdrHistogram.Histogram;
  * data on the same disk, through the same closed-loop harness: for each value size and each
  * concurrency, {@code --seconds} of puts (random keys out of {@link #KEYS}, so values are
  * overwritten as the run goes) and then {@code --seconds} of linearizable gets of keys loaded
- * beforehand, each call timed into an HdrHistogram after {@code --warmup-seconds}. Clients call
+ * beforehand, each call timed into an HdrHistogram after {@code --warmup-seconds}. Before the
+ * first cell each system gets {@code --jit-warmup-seconds} of unmeasured puts and gets of every
+ * size at concurrency 16 (Shale's JVMs compile their hot paths meanwhile). Clients call
  * the leader of each cluster. Shale runs first with all its cells, then etcd with the same cells.
  *
  * <pre>
- *   ops/bin/cluster-bench [--seconds 10] [--warmup-seconds 2] [--sizes 256,16384,65536]
+ *   ops/bin/cluster-bench [--seconds 10] [--warmup-seconds 2] [--jit-warmup-seconds 60]
+ *                         [--sizes 256,16384,65536]
  *                         [--concurrency 1,16,128] [--systems shale,etcd] [--dir DIR]
  *                         [--out docs/cluster-bench] [--quick]
  * </pre>
@@ -63,6 +66,7 @@ public final class ClusterBench {
   public static void main(String[] args) throws Exception {
     double seconds = 10;
     double warmup = 2;
+    double jitWarmup = 60;
     int[] sizes = {256, 16 << 10, 64 << 10};
     int[] concurrency = {1, 16, 128};
     List<String> systems = List.of("shale", "etcd");
@@ -72,6 +76,8 @@ public final class ClusterBench {
       switch (args[i]) {
         case "--seconds" -> seconds = Double.parseDouble(need(args, ++i, "--seconds"));
         case "--warmup-seconds" -> warmup = Double.parseDouble(need(args, ++i, "--warmup-seconds"));
+        case "--jit-warmup-seconds" -> jitWarmup = Double.parseDouble(need(args, ++i,
+            "--jit-warmup-seconds"));
         case "--sizes" -> sizes = ints(need(args, ++i, "--sizes"));
         case "--concurrency" -> concurrency = ints(need(args, ++i, "--concurrency"));
         case "--systems" -> systems = List.of(need(args, ++i, "--systems").split(","));
@@ -80,12 +86,14 @@ public final class ClusterBench {
         case "--quick" -> {
           seconds = 2;
           warmup = 0.5;
+          jitWarmup = 5;
           sizes = new int[] {256, 16 << 10};
           concurrency = new int[] {1, 16};
         }
         case "-h", "--help" -> {
           System.out.println("usage: cluster-bench [--seconds S] [--warmup-seconds S] "
-              + "[--sizes B,B] [--concurrency N,N] [--systems shale,etcd] [--dir DIR] "
+              + "[--jit-warmup-seconds S] [--sizes B,B] [--concurrency N,N] "
+              + "[--systems shale,etcd] [--dir DIR] "
               + "[--out PREFIX] [--quick]");
           return;
         }
@@ -109,6 +117,14 @@ public final class ClusterBench {
       }) {
         if (target instanceof EtcdTarget e) {
           etcdVersion = e.version;
+        }
+        // Unmeasured: JVMs compile their hot paths in the first minutes (on 2 cores shared by
+        // three nodes and the client, a cold Shale node is several times slower), and etcd gets
+        // the same treatment.
+        load(target, sizes[0]);
+        for (int size : sizes) {
+          run(system, "put", target, size, 16, 0, jitWarmup / sizes.length / 2);
+          run(system, "get", target, size, 16, 0, jitWarmup / sizes.length / 2);
         }
         for (int size : sizes) {
           for (int c : concurrency) {

@@ -35,7 +35,9 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.exceptions.ResourceUnavailableException;
 import org.apache.ratis.server.RaftServer;
 
@@ -59,6 +61,10 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
   private final int maxValueBytes;
   private final MeterRegistry registry;
   private final GroupCommit groupCommit;
+  /** The client id of requests this service submits to its own server when it leads. */
+  private final ClientId localClientId = ClientId.randomId();
+  private final java.util.concurrent.atomic.AtomicLong callIds =
+      new java.util.concurrent.atomic.AtomicLong();
 
   /**
    * @param maxKeyBytes keys longer than this are INVALID_ARGUMENT ({@code limits.max_key_size})
@@ -127,12 +133,23 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
     return submitEntry(c);
   }
 
-  /** Sends one log entry through Ratis and returns the state machine's reply. */
+  /**
+   * Sends one log entry through Ratis and returns the state machine's reply: straight to this
+   * node's Raft server when it leads (no client hop), else through the node's Ratis client, which
+   * finds the leader.
+   */
   private Reply submitEntry(Command c) throws StatusException {
-    RaftClientReply r;
+    Message message = Message.valueOf(
+        org.apache.ratis.thirdparty.com.google.protobuf.ByteString.copyFrom(CommandCodec.encode(c)));
+    RaftClientReply r = local(message, RaftClientRequest.writeRequestType());
+    if (r != null) {
+      if (!r.isSuccess()) {
+        throw writeFailure(r.getException());
+      }
+      return Reply.decode(r.getMessage().getContent().toByteArray());
+    }
     try {
-      r = raft.io().send(Message.valueOf(
-          org.apache.ratis.thirdparty.com.google.protobuf.ByteString.copyFrom(CommandCodec.encode(c))));
+      r = raft.io().send(message);
     } catch (IOException e) {
       // The blocking client throws a state machine's refusal rather than returning it.
       throw writeFailure(e);
@@ -166,13 +183,48 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
     return Status.UNAVAILABLE.withDescription("the write was not committed: " + e).asException();
   }
 
+  /**
+   * Submits {@code message} to this node's own Raft server if it is the leader; null when it is
+   * not (or stopped leading meanwhile), so the caller goes through the Ratis client instead.
+   * Requests carry this service's client id and increasing call ids, so Ratis's retry cache
+   * never confuses two of them.
+   */
+  private RaftClientReply local(Message message, RaftClientRequest.Type type)
+      throws StatusException {
+    if (!division.getInfo().isLeader()) {
+      return null;
+    }
+    RaftClientRequest request = RaftClientRequest.newBuilder().setClientId(localClientId)
+        .setServerId(division.getId()).setGroupId(division.getMemberId().getGroupId())
+        .setCallId(callIds.incrementAndGet()).setMessage(message).setType(type).build();
+    RaftClientReply r;
+    try {
+      r = division.getRaftServer().submitClientRequestAsync(request).get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw Status.CANCELLED.withDescription("interrupted").asException();
+    } catch (java.util.concurrent.ExecutionException | IOException e) {
+      return null; // let the Ratis client (with its retry policy) handle it
+    }
+    if (r.getNotLeaderException() != null || r.getException()
+        instanceof org.apache.ratis.protocol.exceptions.LeaderNotReadyException
+        || r.getException() instanceof org.apache.ratis.protocol.exceptions.LeaderSteppingDownException
+        || r.getException() instanceof org.apache.ratis.protocol.exceptions.ReadIndexException) {
+      return null;
+    }
+    return r;
+  }
+
   private Reply read(Query q, Consistency consistency) throws IOException, StatusException {
     Message m = Message.valueOf(
         org.apache.ratis.thirdparty.com.google.protobuf.ByteString.copyFrom(Query.encode(q)));
     if (consistency == Consistency.STALE) {
       return Reply.decode(stateMachine.query(m).join().getContent().toByteArray());
     }
-    RaftClientReply r = raft.io().sendReadOnly(m);
+    RaftClientReply r = local(m, RaftClientRequest.readRequestType());
+    if (r == null) {
+      r = raft.io().sendReadOnly(m);
+    }
     if (!r.isSuccess()) {
       throw Status.UNAVAILABLE.withDescription("the read could not be served: " + r.getException())
           .asException();
