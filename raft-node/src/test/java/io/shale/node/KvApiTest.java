@@ -57,7 +57,8 @@ class KvApiTest {
 
   private KVGrpc.KVBlockingStub kv(String node) {
     ManagedChannel ch = channels.computeIfAbsent(node, n -> NettyChannelBuilder
-        .forAddress("127.0.0.1", cluster.nodes.get(n).apiPort()).usePlaintext().build());
+        .forAddress("127.0.0.1", cluster.nodes.get(n).apiPort()).usePlaintext()
+        .maxInboundMessageSize(32 << 20).build());
     return KVGrpc.newBlockingStub(ch).withDeadlineAfter(20, TimeUnit.SECONDS);
   }
 
@@ -230,5 +231,50 @@ class KvApiTest {
     assertThatThrownBy(() -> kv(f).batch(BatchRequest.getDefaultInstance()))
         .isInstanceOfSatisfying(StatusRuntimeException.class, e ->
             assertThat(e.getStatus().getDescription()).contains("at least one operation"));
+  }
+
+  /**
+   * The largest value the limits allow goes through (Ratis refuses entries above its appender
+   * buffer, 4 MB by default, unless the node raises it), and so do many concurrent 64 KiB values,
+   * which group commit packs into shared entries.
+   */
+  @Test
+  void theLargestValueAndConcurrentLargeValuesAreCommitted() throws Exception {
+    byte[] largest = new byte[16 << 20];
+    new java.util.Random(1).nextBytes(largest);
+    String f = follower();
+    kv(f).put(PutRequest.newBuilder().setKey(s("largest")).setValue(ByteString.copyFrom(largest))
+        .build());
+    assertThat(kv(f).get(GetRequest.newBuilder().setKey(s("largest")).build()).getValue()
+        .toByteArray()).isEqualTo(largest);
+    List<Thread> writers = new ArrayList<>();
+    List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+    String leader = cluster.leader();
+    kv(leader); // opens the channel before the writers share it
+    for (int t = 0; t < 64; t++) {
+      int id = t;
+      Thread w = new Thread(() -> {
+        try {
+          for (int i = 0; i < 3; i++) {
+            byte[] v = new byte[64 << 10];
+            java.util.Arrays.fill(v, (byte) (id * 3 + i));
+            kv(leader).put(PutRequest.newBuilder().setKey(s("c" + id + "-" + i))
+                .setValue(ByteString.copyFrom(v)).build());
+          }
+        } catch (Throwable e) {
+          failures.add(e);
+        }
+      });
+      w.start();
+      writers.add(w);
+    }
+    for (Thread w : writers) {
+      w.join();
+    }
+    assertThat(failures).isEmpty();
+    byte[] expected = new byte[64 << 10];
+    java.util.Arrays.fill(expected, (byte) (63 * 3 + 2));
+    assertThat(kv(f).get(GetRequest.newBuilder().setKey(s("c63-2")).build()).getValue()
+        .toByteArray()).isEqualTo(expected);
   }
 }

@@ -121,8 +121,8 @@ public final class ClusterBench {
         // Unmeasured: JVMs compile their hot paths in the first minutes (on 2 cores shared by
         // three nodes and the client, a cold Shale node is several times slower), and etcd gets
         // the same treatment.
-        load(target, sizes[0]);
         for (int size : sizes) {
+          load(target, size);
           run(system, "put", target, size, 16, 0, jitWarmup / sizes.length / 2);
           run(system, "get", target, size, 16, 0, jitWarmup / sizes.length / 2);
         }

@@ -20,10 +20,11 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Compare-and-sets and range deletes read state at apply time and are not grouped.
  */
-final class GroupCommit implements AutoCloseable {
+public final class GroupCommit implements AutoCloseable {
   static final int COMMITTERS = 4;
   static final int MAX_WRITES = 256;
-  static final long MAX_BYTES = 4 << 20;
+  /** A group stops growing past this many bytes (one more write may push it over). */
+  public static final long MAX_BYTES = 1 << 20;
 
   /** Sends one log entry and returns the state machine's reply (a failure is thrown). */
   @FunctionalInterface

@@ -100,6 +100,14 @@ public final class ShaleNode implements AutoCloseable {
     RaftServerConfigKeys.Write.setByteLimit(p, SizeInBytes.valueOf(s.pendingWriteBytes()));
     GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(
         Math.max(64L << 20, 2L * limits.maxMessageBytes())));
+    // Ratis refuses a log entry larger than its appender buffer (4 MB by default), which a
+    // 16 MiB value (or a group commit of many 64 KiB values) is: room for the largest entry.
+    long largestEntry = Math.max(4L << 20,
+        limits.maxMessageBytes() + io.shale.node.api.GroupCommit.MAX_BYTES);
+    RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, SizeInBytes.valueOf(largestEntry));
+    // Ratis requires its log write buffer to hold the largest entry.
+    RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf(
+        Math.max(8L << 20, largestEntry + 1024)));
     return p;
   }
 
