@@ -227,11 +227,20 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
             + request.getId() + " failed: " + r.getException()).asException());
         return;
       }
+      // The answer names the new leader: wait (briefly) until this node has heard from it.
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+      while (!request.getId().equals(String.valueOf(division.getInfo().getLeaderId()))
+          && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
       out.onNext(membersResponse());
       out.onCompleted();
     } catch (IOException e) {
       out.onError(Status.UNAVAILABLE.withDescription("transferring leadership to "
           + request.getId() + " failed: " + e).asException());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      out.onError(Status.CANCELLED.withDescription("interrupted").asException());
     }
   }
 

@@ -5,48 +5,93 @@ import io.shale.node.statemachine.Query;
 import io.shale.node.statemachine.Reply;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.retry.RetryPolicies;
 
 /**
- * Asks every other node of the group for its engine's write pressure every {@code interval}
- * (Ratis's heartbeats cannot carry it; a stale read served by the node's state machine can) and
- * hands the answers to {@link ReplicaPressure}. Every node polls, so that a new leader has fresh
- * reports at once. A node that does not answer is simply not reported.
+ * Asks every other member for its engine's write pressure every {@code interval} (Ratis's
+ * heartbeats cannot carry it; a stale read served by the member's state machine can) and hands
+ * the answers to {@link ReplicaPressure}. Every node polls, so that a new leader has fresh reports
+ * at once. The members are read from the current Raft configuration at every interval, so nodes
+ * added or removed are polled or forgotten. A member that does not answer is not reported.
  */
 public final class PressurePoller implements AutoCloseable {
   private static final Message QUERY = Message.valueOf(
       org.apache.ratis.thirdparty.com.google.protobuf.ByteString.copyFrom(
           Query.encode(new Query.Pressure())));
+  /** Members that may be unresponsive at once without delaying the others' reports. */
+  private static final int THREADS = 8;
 
-  private final RaftClient client;
+  /** One member's poll: its own client (a Ratis client knows a fixed set of peers). */
+  private record Polled(RaftClient client, ScheduledFuture<?> task) {}
+
+  private final String self;
+  private final Supplier<Collection<RaftPeer>> members;
+  private final RaftGroupId groupId;
+  private final RaftProperties properties;
+  private final ReplicaPressure into;
+  private final long intervalMillis;
   private final ScheduledExecutorService timer;
+  private final Map<String, Polled> polled = new ConcurrentHashMap<>();
 
-  public PressurePoller(String self, RaftGroup group, RaftProperties properties,
-      ReplicaPressure into, Duration interval) {
-    this.client = RaftClient.newBuilder().setProperties(properties).setRaftGroup(group)
-        .setRetryPolicy(RetryPolicies.noRetry()).build();
-    // One thread per peer: a peer that does not answer (down, partitioned) must not delay the
-    // reports of the others past their maximum age.
-    this.timer = Executors.newScheduledThreadPool(Math.max(1, group.getPeers().size() - 1), r -> {
+  public PressurePoller(String self, Supplier<Collection<RaftPeer>> members, RaftGroupId groupId,
+      RaftProperties properties, ReplicaPressure into, Duration interval) {
+    this.self = self;
+    this.members = members;
+    this.groupId = groupId;
+    this.properties = properties;
+    this.into = into;
+    this.intervalMillis = interval.toMillis();
+    this.timer = Executors.newScheduledThreadPool(THREADS, r -> {
       Thread t = new Thread(r, "pressure-poller-" + self);
       t.setDaemon(true);
       return t;
     });
-    for (RaftPeer peer : group.getPeers()) {
-      if (peer.getId().toString().equals(self)) {
-        continue;
+    timer.scheduleWithFixedDelay(this::followMembers, 0, intervalMillis, TimeUnit.MILLISECONDS);
+  }
+
+  /** Starts polling new members and stops polling removed ones. */
+  private synchronized void followMembers() {
+    try {
+      Set<String> current = new HashSet<>();
+      for (RaftPeer peer : members.get()) {
+        String id = peer.getId().toString();
+        if (id.equals(self)) {
+          continue;
+        }
+        current.add(id);
+        polled.computeIfAbsent(id, k -> {
+          RaftClient client = RaftClient.newBuilder().setProperties(properties)
+              .setRaftGroup(RaftGroup.valueOf(groupId, peer))
+              .setRetryPolicy(RetryPolicies.noRetry()).build();
+          return new Polled(client, timer.scheduleWithFixedDelay(() -> poll(client, peer), 0,
+              intervalMillis, TimeUnit.MILLISECONDS));
+        });
       }
-      timer.scheduleWithFixedDelay(() -> poll(peer, into), 0, interval.toMillis(),
-          TimeUnit.MILLISECONDS);
+      for (String id : Set.copyOf(polled.keySet())) {
+        if (!current.contains(id)) {
+          stop(polled.remove(id));
+          into.forget(id);
+        }
+      }
+    } catch (RuntimeException e) {
+      // the configuration could not be read (the server is closing): try at the next interval
     }
   }
 
@@ -54,7 +99,7 @@ public final class PressurePoller implements AutoCloseable {
    * One blocking stale read (the asynchronous client closes its ordered window for a server after
    * a failure without retry, which would silence that peer for good).
    */
-  private void poll(RaftPeer peer, ReplicaPressure into) {
+  private void poll(RaftClient client, RaftPeer peer) {
     try {
       RaftClientReply r = client.io().sendStaleRead(QUERY, 0, peer.getId());
       if (r.isSuccess()) {
@@ -67,9 +112,19 @@ public final class PressurePoller implements AutoCloseable {
     }
   }
 
+  private static void stop(Polled p) {
+    p.task().cancel(true);
+    try {
+      p.client().close();
+    } catch (IOException e) {
+      // closing a client of a removed member; nothing depends on it
+    }
+  }
+
   @Override
-  public void close() throws IOException {
+  public synchronized void close() throws IOException {
     timer.shutdownNow();
-    client.close();
+    polled.values().forEach(PressurePoller::stop);
+    polled.clear();
   }
 }

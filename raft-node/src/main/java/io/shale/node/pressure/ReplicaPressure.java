@@ -34,6 +34,11 @@ public final class ReplicaPressure {
     reports.put(node, new Report(pressure, System.nanoTime()));
   }
 
+  /** Drops the report of a node that left the configuration. */
+  public void forget(String node) {
+    reports.remove(node);
+  }
+
   /** The worst of this node's pressure and the fresh reports of the others. */
   public Worst worst() {
     Worst worst = new Worst(self, local.get());

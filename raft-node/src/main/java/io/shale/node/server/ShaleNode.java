@@ -205,8 +205,8 @@ public final class ShaleNode implements AutoCloseable {
         .maxInboundMessageSize(config.limits().maxMessageBytes())
         .build()
         .start();
-    poller = new PressurePoller(config.id(), group, properties, replicas,
-        config.raft().pressurePollInterval());
+    poller = new PressurePoller(config.id(), () -> division.getRaftConf().getCurrentPeers(),
+        group.getGroupId(), properties, replicas, config.raft().pressurePollInterval());
     if (config.httpAddress() != null) {
       http = new HttpEndpoints(config.httpAddress(), registry, this::refreshMeters,
           this::notReadyReason);
