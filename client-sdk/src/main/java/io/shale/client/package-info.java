@@ -1,5 +1,5 @@
 /**
- * The Java client SDK ({@code ShaleClient}) and, in {@code src/main/proto}, the public gRPC API it
- * shares with the server. Not built yet.
+ * The Java SDK: {@link io.shale.client.ShaleClient} and its builder, typed exceptions, paged
+ * scans. Writes carry a request id the server deduplicates, so the client retries them safely.
  */
 package io.shale.client;
