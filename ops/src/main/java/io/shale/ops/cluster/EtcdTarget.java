@@ -1,8 +1,6 @@
 package io.shale.ops.cluster;
 
 import com.google.protobuf.ByteString;
-import io.grpc.ManagedChannel;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.shale.ops.Directories;
 import io.shale.ops.cluster.etcd.KVGrpc;
 import io.shale.ops.cluster.etcd.PutRequest;
@@ -16,7 +14,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -30,9 +27,7 @@ import java.util.regex.Pattern;
 final class EtcdTarget implements KvTarget {
   private final LocalProcesses processes = new LocalProcesses();
   private final Path dir;
-  private final List<ManagedChannel> channels = new ArrayList<>();
-  private final List<KVGrpc.KVBlockingStub> stubs = new ArrayList<>();
-  private final AtomicInteger next = new AtomicInteger();
+  private final StubPool<KVGrpc.KVBlockingStub> stubs;
   final String version;
 
   EtcdTarget(Path dir, int channelCount) throws Exception {
@@ -66,12 +61,7 @@ final class EtcdTarget implements KvTarget {
     }
     String leader = leaderEndpoint(String.join(",", client));
     version = run(List.of("etcd", "--version")).lines().findFirst().orElse("etcd");
-    for (int i = 0; i < channelCount; i++) {
-      ManagedChannel ch = NettyChannelBuilder.forTarget(leader.replace("http://", ""))
-          .usePlaintext().maxInboundMessageSize(32 << 20).build();
-      channels.add(ch);
-      stubs.add(KVGrpc.newBlockingStub(ch));
-    }
+    stubs = new StubPool<>(leader.replace("http://", ""), channelCount, KVGrpc::newBlockingStub);
   }
 
   private static final Pattern STATUS = Pattern.compile(
@@ -102,7 +92,7 @@ final class EtcdTarget implements KvTarget {
   }
 
   private KVGrpc.KVBlockingStub stub() {
-    return stubs.get(Math.floorMod(next.getAndIncrement(), stubs.size()));
+    return stubs.next();
   }
 
   @Override
@@ -120,7 +110,7 @@ final class EtcdTarget implements KvTarget {
 
   @Override
   public void close() {
-    channels.forEach(ManagedChannel::shutdownNow);
+    stubs.close();
     processes.close();
     try {
       Directories.deleteRecursively(dir);

@@ -20,7 +20,6 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Three Shale nodes as child JVMs (io.shale.node.server.NodeMain, default configuration: the
@@ -29,9 +28,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class ShaleTarget implements KvTarget {
   private final LocalProcesses processes = new LocalProcesses();
   private final Path dir;
-  private final List<ManagedChannel> channels = new ArrayList<>();
-  private final List<KVGrpc.KVBlockingStub> stubs = new ArrayList<>();
-  private final AtomicInteger next = new AtomicInteger();
+  private final StubPool<KVGrpc.KVBlockingStub> stubs;
 
   ShaleTarget(Path dir, String heap, int channelCount) throws Exception {
     this.dir = dir;
@@ -67,12 +64,7 @@ final class ShaleTarget implements KvTarget {
           l -> l.startsWith("ready "), 120);
     }
     String leader = leaderApiAddress(api[0]);
-    for (int i = 0; i < channelCount; i++) {
-      ManagedChannel ch = NettyChannelBuilder.forTarget(leader).usePlaintext()
-          .maxInboundMessageSize(32 << 20).build();
-      channels.add(ch);
-      stubs.add(KVGrpc.newBlockingStub(ch));
-    }
+    stubs = new StubPool<>(leader, channelCount, KVGrpc::newBlockingStub);
   }
 
   private static String leaderApiAddress(String any) throws InterruptedException {
@@ -100,7 +92,7 @@ final class ShaleTarget implements KvTarget {
   }
 
   private KVGrpc.KVBlockingStub stub() {
-    return stubs.get(Math.floorMod(next.getAndIncrement(), stubs.size()));
+    return stubs.next();
   }
 
   @Override
@@ -118,7 +110,7 @@ final class ShaleTarget implements KvTarget {
 
   @Override
   public void close() {
-    channels.forEach(ManagedChannel::shutdownNow);
+    stubs.close();
     processes.close();
     try {
       Directories.deleteRecursively(dir);

@@ -8,6 +8,9 @@ import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Latency of every gRPC call this node serves, as {@code shale.grpc.server.requests} with tags
@@ -16,6 +19,8 @@ import io.micrometer.core.instrument.Timer;
  */
 public final class GrpcMeters implements ServerInterceptor {
   private final MeterRegistry registry;
+  /** Timers by method and status code, so a call does not build and look up a meter id. */
+  private final Map<String, Map<Status.Code, Timer>> timers = new ConcurrentHashMap<>();
 
   public GrpcMeters(MeterRegistry registry) {
     this.registry = registry;
@@ -29,12 +34,16 @@ public final class GrpcMeters implements ServerInterceptor {
     ServerCall<Q, R> timed = new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
       @Override
       public void close(Status status, Metadata trailers) {
-        Timer.builder("shale.grpc.server.requests").tag("method", method)
-            .tag("status", status.getCode().name()).publishPercentileHistogram()
-            .register(registry).record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+        timer(method, status.getCode()).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
         super.close(status, trailers);
       }
     };
     return next.startCall(timed, headers);
+  }
+
+  private Timer timer(String method, Status.Code code) {
+    return timers.computeIfAbsent(method, m -> new ConcurrentHashMap<>()).computeIfAbsent(code,
+        c -> Timer.builder("shale.grpc.server.requests").tag("method", method)
+            .tag("status", c.name()).publishPercentileHistogram().register(registry));
   }
 }

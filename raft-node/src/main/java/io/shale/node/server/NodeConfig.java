@@ -174,7 +174,6 @@ public record NodeConfig(String id, String cluster, Path dataDir, String raftAdd
       throw new IllegalArgumentException("node.raft_address and node.api_address are required "
           + "(or a [[peers]] entry with id = \"" + id + "\")");
     }
-    v.rejectUnusedOverrides();
     EngineOptions engine = EngineConfig.parse(text);
     return new NodeConfig(id, v.string("node.cluster", "shale"), dataDir, raftAddress,
         apiAddress, httpAddress, peers, raft, new Limits((int) maxKey, (int) maxValue), engine);
@@ -248,7 +247,6 @@ public record NodeConfig(String id, String cluster, Path dataDir, String raftAdd
   private static final class Values {
     private final TomlParseResult toml;
     private final Map<String, String> overrides = new LinkedHashMap<>();
-    private final Set<String> used = new HashSet<>();
 
     Values(TomlParseResult toml, List<String> overrideArgs) {
       this.toml = toml;
@@ -291,17 +289,7 @@ public record NodeConfig(String id, String cluster, Path dataDir, String raftAdd
       return String.join(", ", all);
     }
 
-    void rejectUnusedOverrides() {
-      // Every overridable key is read, so nothing is left; kept as a guard for new keys.
-      for (String k : overrides.keySet()) {
-        if (!used.contains(k)) {
-          throw new IllegalArgumentException("override of " + k + " is not read by this version");
-        }
-      }
-    }
-
     private Object raw(String key) {
-      used.add(key);
       if (overrides.containsKey(key)) {
         return overrides.get(key);
       }

@@ -300,7 +300,7 @@ public final class ShaleStateMachine extends BaseStateMachine
       }
       replyBytes = Reply.encode(new Reply.Many(index, replies));
     } else {
-      replyBytes = applyOne(e, command, index, batch, new HashMap<>());
+      replyBytes = applyOne(e, command, index, batch, null);
     }
     if (index % RequestRecords.EXPIRY_EVERY == 0) {
       RequestRecords.expire(e, batch, index);
@@ -320,14 +320,14 @@ public final class ShaleStateMachine extends BaseStateMachine
   /**
    * Adds the effects of one command at {@code index} to {@code batch} and returns its encoded
    * reply. A request id already applied (in the engine, or earlier in this entry:
-   * {@code idsInEntry}) gets its first reply and adds nothing.
+   * {@code idsInEntry}, null for an entry of one command) gets its first reply and adds nothing.
    */
   private static byte[] applyOne(Engine e, Command command, long index, WriteBatch batch,
       Map<ByteBuffer, byte[]> idsInEntry) {
     byte[] requestId = null;
     if (command instanceof Command.Identified id) {
       requestId = id.requestId();
-      byte[] sameEntry = idsInEntry.get(ByteBuffer.wrap(requestId));
+      byte[] sameEntry = idsInEntry == null ? null : idsInEntry.get(ByteBuffer.wrap(requestId));
       if (sameEntry != null) {
         return sameEntry;
       }
@@ -371,7 +371,9 @@ public final class ShaleStateMachine extends BaseStateMachine
     byte[] bytes = Reply.encode(reply);
     if (requestId != null) {
       RequestRecords.record(batch, requestId, index, bytes);
-      idsInEntry.put(ByteBuffer.wrap(requestId), bytes);
+      if (idsInEntry != null) {
+        idsInEntry.put(ByteBuffer.wrap(requestId), bytes);
+      }
     }
     return bytes;
   }
