@@ -1,10 +1,10 @@
 package io.shale.client;
 
 /**
- * A request the server refused as malformed (empty or reserved key, key or value over the
- * server's limit, malformed range); the message names what is wrong. Never retried.
+ * A request the server refused as malformed (empty or reserved key, malformed range, an empty
+ * batch); the message names what is wrong. Never retried: the same request would fail again.
  */
-public final class InvalidRequestException extends ShaleException {
+public class InvalidRequestException extends ShaleException {
   private static final long serialVersionUID = 1L;
 
   public InvalidRequestException(String message, Throwable cause) {

@@ -2,91 +2,112 @@ package io.shale.client;
 
 import com.google.common.util.concurrent.FutureCallback;
 import com.google.common.util.concurrent.Futures;
-import com.google.common.util.concurrent.ListenableFuture;
 import com.google.common.util.concurrent.MoreExecutors;
 import com.google.protobuf.ByteString;
+import io.grpc.ChannelCredentials;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
-import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.TlsChannelCredentials;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.shale.client.proto.ClusterGrpc;
 import io.shale.client.proto.CompareAndSetRequest;
 import io.shale.client.proto.CompareAndSetResponse;
+import io.shale.client.proto.Consistency;
+import io.shale.client.proto.DeleteRangeRequest;
 import io.shale.client.proto.DeleteRequest;
 import io.shale.client.proto.GetRequest;
 import io.shale.client.proto.KVGrpc;
 import io.shale.client.proto.KeyValue;
+import io.shale.client.proto.ListMembersRequest;
+import io.shale.client.proto.MembersResponse;
 import io.shale.client.proto.Op;
 import io.shale.client.proto.PutRequest;
-import io.shale.client.proto.ScanRequest;
-import io.shale.client.proto.ScanResponse;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Iterator;
 import java.util.List;
-import java.util.NoSuchElementException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Function;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * A client of a Shale cluster: thread-safe, one channel per endpoint shared by every call;
- * close it when done.
+ * A client of a Shale cluster: thread-safe, one channel per endpoint shared by every call; close
+ * it when done.
  *
  * <pre>{@code
  * try (ShaleClient client = ShaleClient.builder().endpoints("127.0.0.1:7201", "127.0.0.1:7202")
  *     .build()) {
  *   client.put("greeting", "hello");
- *   Entry e = client.get("greeting");            // null if absent
- *   client.compareAndSet("counter", null, "1");  // create if absent
+ *   Entry e = client.get("greeting");                          // null if absent
+ *   client.compareAndSet("counter", Expectation.absent(), "1"); // create if absent
+ *   for (Entry x : client.scanPrefix("user/").limit(100)) { ... }
  * }
  * }</pre>
  *
- * <p>Any node answers (followers forward to the leader). A call that fails with UNAVAILABLE or
- * a deadline moves to the next endpoint and is retried with exponential backoff and jitter, up to
- * {@link Builder#maxAttempts}; a throttled write waits the server's retry-after hint. Writes
+ * <p>Every operation has a synchronous form, which throws a {@link ShaleException} subclass, and
+ * an {@code ...Async} form, whose future fails with one. Any node answers (followers forward to
+ * the leader); the client learns which configured endpoint is the leader and sends there first.
+ *
+ * <p>Failures: a node down or unreachable, or a cluster without a leader yet, is retried on the
+ * next endpoint per the {@link RetryPolicy}; a throttled write waits the server's retry-after
+ * hint per the {@link ThrottlePolicy}; everything happens within the call's deadline. Writes
  * carry a random request id kept across retries, which the server deduplicates, so a retried
- * write applies once.
+ * write is applied once (unlike etcd's clients, which cannot retry writes safely).
  */
 public final class ShaleClient implements AutoCloseable {
   private static final SecureRandom IDS = new SecureRandom();
-  private static final Pattern RETRY_AFTER = Pattern.compile("retry after (\\d+) ms");
 
-  private final List<ManagedChannel> channels = new ArrayList<>();
-  private final List<String> endpoints;
-  private final AtomicInteger current = new AtomicInteger();
-  private final Duration deadline;
-  private final int maxAttempts;
-  private final Duration initialBackoff;
-  private final Duration maxBackoff;
-  private final ScheduledExecutorService retries;
+  private final Endpoints endpoints;
+  private final ReadConsistency readConsistency;
+  private final ScheduledExecutorService timer;
+  private final RetryingCall.Settings settings;
+  private final AtomicBoolean discovering = new AtomicBoolean();
+  private final ClusterAdmin cluster;
 
   private ShaleClient(Builder b) {
-    this.endpoints = List.copyOf(b.endpoints);
-    this.deadline = b.deadline;
-    this.maxAttempts = b.maxAttempts;
-    this.initialBackoff = b.initialBackoff;
-    this.maxBackoff = b.maxBackoff;
-    for (String e : endpoints) {
-      channels.add(NettyChannelBuilder.forTarget(e).usePlaintext()
-          .maxInboundMessageSize(b.maxMessageBytes).build());
-    }
-    retries = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "shale-client-retry");
+    ChannelCredentials credentials = credentials(b.tls);
+    this.endpoints = new Endpoints(b.endpoints, address -> Grpc
+        .newChannelBuilder(address, credentials).maxInboundMessageSize(b.maxMessageBytes)
+        .build());
+    this.readConsistency = b.readConsistency;
+    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "shale-client-timer");
       t.setDaemon(true);
       return t;
     });
+    this.settings = new RetryingCall.Settings(endpoints, b.deadline, b.retry, b.throttle, timer,
+        new ClientMetrics(b.registry), this::discoverLeader);
+    this.cluster = new ClusterAdmin(settings);
+    discoverLeader();
   }
 
+  private static ChannelCredentials credentials(TlsSettings tls) {
+    if (tls == null) {
+      return InsecureChannelCredentials.create();
+    }
+    try {
+      TlsChannelCredentials.Builder c = TlsChannelCredentials.newBuilder();
+      if (tls.trustCertificates() != null) {
+        c.trustManager(tls.trustCertificates().toFile());
+      }
+      if (tls.clientCertificate() != null) {
+        c.keyManager(tls.clientCertificate().toFile(), tls.clientKey().toFile());
+      }
+      return c.build();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the TLS files " + tls, e);
+    }
+  }
+
+  /** A builder; only the endpoints are required. */
   public static Builder builder() {
     return new Builder();
   }
@@ -95,38 +116,69 @@ public final class ShaleClient implements AutoCloseable {
   public static final class Builder {
     private final List<String> endpoints = new ArrayList<>();
     private Duration deadline = Duration.ofSeconds(10);
-    private int maxAttempts = 5;
-    private Duration initialBackoff = Duration.ofMillis(50);
-    private Duration maxBackoff = Duration.ofSeconds(2);
+    private RetryPolicy retry = RetryPolicy.defaults();
+    private ThrottlePolicy throttle = ThrottlePolicy.defaults();
+    private ReadConsistency readConsistency = ReadConsistency.LINEARIZABLE;
+    private TlsSettings tls;
+    private MeterRegistry registry;
     private int maxMessageBytes = 32 << 20;
 
     private Builder() {}
 
-    /** Nodes' API addresses, HOST:PORT; at least one. */
+    /** Nodes' API addresses, {@code HOST:PORT}; at least one (all of them is best). */
     public Builder endpoints(String... hostPorts) {
-      endpoints.addAll(Arrays.asList(hostPorts));
+      for (String e : hostPorts) {
+        for (String one : e.split(",")) {
+          String a = one.strip();
+          int colon = a.lastIndexOf(':');
+          if (colon <= 0 || colon == a.length() - 1 || !a.substring(colon + 1).matches("\\d+")) {
+            throw new IllegalArgumentException("endpoint '" + a + "' is not HOST:PORT");
+          }
+          endpoints.add(a);
+        }
+      }
       return this;
     }
 
-    /** Each attempt's deadline (default 10 s). */
+    /** How long a call may take, retries included (default 10 s). */
     public Builder deadline(Duration d) {
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException("deadline must be positive, got " + d);
+      }
       this.deadline = d;
       return this;
     }
 
-    /** Attempts per call, the first included (default 5). */
-    public Builder maxAttempts(int n) {
-      if (n < 1) {
-        throw new IllegalArgumentException("maxAttempts must be at least 1, got " + n);
-      }
-      this.maxAttempts = n;
+    /** How transient failures are retried (default {@link RetryPolicy#defaults()}). */
+    public Builder retryPolicy(RetryPolicy p) {
+      this.retry = p;
       return this;
     }
 
-    /** Backoff between attempts: doubling from {@code initial} up to {@code max}, with jitter. */
-    public Builder backoff(Duration initial, Duration max) {
-      this.initialBackoff = initial;
-      this.maxBackoff = max;
+    /** How throttled writes are retried (default {@link ThrottlePolicy#defaults()}). */
+    public Builder throttlePolicy(ThrottlePolicy p) {
+      this.throttle = p;
+      return this;
+    }
+
+    /** The consistency of reads that do not name one (default LINEARIZABLE). */
+    public Builder readConsistency(ReadConsistency c) {
+      this.readConsistency = c;
+      return this;
+    }
+
+    /** TLS for every channel (default: plaintext, as the server speaks today). */
+    public Builder tls(TlsSettings t) {
+      this.tls = t;
+      return this;
+    }
+
+    /**
+     * Where to record {@code shale.client.requests} (latency by operation and outcome) and
+     * {@code shale.client.retries} (by operation and reason); default none.
+     */
+    public Builder meterRegistry(MeterRegistry r) {
+      this.registry = r;
       return this;
     }
 
@@ -144,14 +196,30 @@ public final class ShaleClient implements AutoCloseable {
     }
   }
 
-  // ------------------------------------------------------------------------------------------
-  // Operations
+  /** Membership, leadership, status, snapshots and compactions: the cluster's administration. */
+  public ClusterAdmin cluster() {
+    return cluster;
+  }
 
-  /** The value of {@code key} with its modification index, or null if absent (linearizable). */
+  // ------------------------------------------------------------------------------------------
+  // Reads
+
+  /** The value of {@code key} with its modification index, or null if absent. */
+  public CompletableFuture<Entry> getAsync(byte[] key, ReadConsistency consistency) {
+    GetRequest req = GetRequest.newBuilder().setKey(ByteString.copyFrom(key))
+        .setConsistency(wire(consistency)).build();
+    return RetryingCall.start(settings, "get",
+        (ch, t) -> KVGrpc.newFutureStub(ch).withDeadlineAfter(t, TimeUnit.MILLISECONDS).get(req))
+        .thenApply(r -> r.getFound()
+            ? new Entry(key.clone(), r.getValue().toByteArray(), r.getModIndex()) : null);
+  }
+
   public CompletableFuture<Entry> getAsync(byte[] key) {
-    GetRequest req = GetRequest.newBuilder().setKey(ByteString.copyFrom(key)).build();
-    return call(s -> s.get(req)).thenApply(r -> r.getFound()
-        ? new Entry(key, r.getValue().toByteArray(), r.getModIndex()) : null);
+    return getAsync(key, readConsistency);
+  }
+
+  public Entry get(byte[] key, ReadConsistency consistency) {
+    return join(getAsync(key, consistency));
   }
 
   public Entry get(byte[] key) {
@@ -162,10 +230,36 @@ public final class ShaleClient implements AutoCloseable {
     return get(utf8(key));
   }
 
+  /**
+   * The keys in [start, end) (end null: to the last key), fetched page by page as the iteration
+   * goes; set limit, direction and page size on the returned {@link Scan}.
+   */
+  public Scan scan(byte[] start, byte[] end) {
+    return new Scan(settings, start.clone(), end == null ? null : end.clone(), readConsistency);
+  }
+
+  public Scan scan(String start, String end) {
+    return scan(utf8(start), end == null ? null : utf8(end));
+  }
+
+  /** The keys that begin with {@code prefix}. */
+  public Scan scanPrefix(byte[] prefix) {
+    return scan(prefix, prefixEnd(prefix));
+  }
+
+  public Scan scanPrefix(String prefix) {
+    return scanPrefix(utf8(prefix));
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Writes
+
   public CompletableFuture<Void> putAsync(byte[] key, byte[] value) {
     PutRequest req = PutRequest.newBuilder().setKey(ByteString.copyFrom(key))
         .setValue(ByteString.copyFrom(value)).setRequestId(requestId()).build();
-    return call(s -> s.put(req)).thenApply(r -> null);
+    return RetryingCall.start(settings, "put",
+        (ch, t) -> KVGrpc.newFutureStub(ch).withDeadlineAfter(t, TimeUnit.MILLISECONDS).put(req))
+        .thenApply(r -> null);
   }
 
   public void put(byte[] key, byte[] value) {
@@ -179,7 +273,9 @@ public final class ShaleClient implements AutoCloseable {
   public CompletableFuture<Void> deleteAsync(byte[] key) {
     DeleteRequest req = DeleteRequest.newBuilder().setKey(ByteString.copyFrom(key))
         .setRequestId(requestId()).build();
-    return call(s -> s.delete(req)).thenApply(r -> null);
+    return RetryingCall.start(settings, "delete",
+        (ch, t) -> KVGrpc.newFutureStub(ch).withDeadlineAfter(t, TimeUnit.MILLISECONDS)
+            .delete(req)).thenApply(r -> null);
   }
 
   public void delete(byte[] key) {
@@ -190,174 +286,150 @@ public final class ShaleClient implements AutoCloseable {
     delete(utf8(key));
   }
 
-  /**
-   * Sets {@code key} to {@code newValue} (null: deletes it) only if its current value is
-   * {@code expected} (null: the key must be absent); true if it did.
-   */
-  public CompletableFuture<Boolean> compareAndSetAsync(byte[] key, byte[] expected,
-      byte[] newValue) {
-    CompareAndSetRequest.Builder b = CompareAndSetRequest.newBuilder()
-        .setKey(ByteString.copyFrom(key)).setRequestId(requestId())
-        .setThen(newValue == null ? Op.newBuilder().setDelete(ByteString.copyFrom(key)).build()
-            : Op.newBuilder().setPut(KeyValue.newBuilder().setKey(ByteString.copyFrom(key))
-                .setValue(ByteString.copyFrom(newValue))).build());
-    if (expected == null) {
-      b.setExpectedAbsent(true);
-    } else {
-      b.setExpectedValue(ByteString.copyFrom(expected));
+  /** Deletes every key in [start, end) (end null: to the last key) in one atomic write. */
+  public CompletableFuture<Void> deleteRangeAsync(byte[] start, byte[] end) {
+    DeleteRangeRequest.Builder b = DeleteRangeRequest.newBuilder()
+        .setStart(ByteString.copyFrom(start)).setRequestId(requestId());
+    if (end != null) {
+      b.setEnd(ByteString.copyFrom(end));
     }
-    CompareAndSetRequest req = b.build();
-    return call(s -> s.compareAndSet(req)).thenApply(CompareAndSetResponse::getApplied);
+    DeleteRangeRequest req = b.build();
+    return RetryingCall.start(settings, "deleteRange",
+        (ch, t) -> KVGrpc.newFutureStub(ch).withDeadlineAfter(t, TimeUnit.MILLISECONDS)
+            .deleteRange(req)).thenApply(r -> null);
   }
 
-  public boolean compareAndSet(byte[] key, byte[] expected, byte[] newValue) {
+  public void deleteRange(byte[] start, byte[] end) {
+    join(deleteRangeAsync(start, end));
+  }
+
+  public void deleteRange(String start, String end) {
+    deleteRange(utf8(start), end == null ? null : utf8(end));
+  }
+
+  /** Deletes every key that begins with {@code prefix}, atomically. */
+  public void deletePrefix(String prefix) {
+    deleteRange(utf8(prefix), prefixEnd(utf8(prefix)));
+  }
+
+  /** Puts and deletes to apply together or not at all: {@code client.batch().put(..).commit()}. */
+  public Batch batch() {
+    return new Batch(settings, requestId());
+  }
+
+  /**
+   * Sets {@code key} to {@code newValue} (null: deletes it) only if the key meets
+   * {@code expected}; says whether it did and what the key holds after the call.
+   */
+  public CompletableFuture<CasResult> compareAndSetAsync(byte[] key, Expectation expected,
+      byte[] newValue) {
+    ByteString k = ByteString.copyFrom(key);
+    CompareAndSetRequest.Builder b = CompareAndSetRequest.newBuilder().setKey(k)
+        .setRequestId(requestId())
+        .setThen(newValue == null ? Op.newBuilder().setDelete(k).build()
+            : Op.newBuilder().setPut(KeyValue.newBuilder().setKey(k)
+                .setValue(ByteString.copyFrom(newValue))).build());
+    switch (expected.kind) {
+      case VALUE -> b.setExpectedValue(ByteString.copyFrom(expected.value));
+      case ABSENT -> b.setExpectedAbsent(true);
+      case MOD_INDEX -> b.setExpectedModIndex(expected.modIndex);
+    }
+    CompareAndSetRequest req = b.build();
+    return RetryingCall.start(settings, "compareAndSet",
+        (ch, t) -> KVGrpc.newFutureStub(ch).withDeadlineAfter(t, TimeUnit.MILLISECONDS)
+            .compareAndSet(req)).thenApply(r -> casResult(key, r));
+  }
+
+  public CasResult compareAndSet(byte[] key, Expectation expected, byte[] newValue) {
     return join(compareAndSetAsync(key, expected, newValue));
   }
 
-  public boolean compareAndSet(String key, String expected, String newValue) {
-    return compareAndSet(utf8(key), expected == null ? null : utf8(expected),
-        newValue == null ? null : utf8(newValue));
+  public CasResult compareAndSet(String key, Expectation expected, String newValue) {
+    return compareAndSet(utf8(key), expected, newValue == null ? null : utf8(newValue));
   }
 
-  /**
-   * The keys in [start, end) (end null: to the last key) in order, fetched lazily
-   * {@code pageSize} at a time (each page a linearizable read) as the iteration goes.
-   */
-  public Iterable<Entry> scan(byte[] start, byte[] end, int pageSize) {
-    if (pageSize < 1) {
-      throw new IllegalArgumentException("pageSize must be at least 1, got " + pageSize);
-    }
-    return () -> new Iterator<>() {
-      private byte[] from = start;
-      private Iterator<KeyValue> page = List.<KeyValue>of().iterator();
-      private boolean more = true;
-
-      @Override
-      public boolean hasNext() {
-        while (!page.hasNext() && more) {
-          ScanRequest.Builder req = ScanRequest.newBuilder().setStart(ByteString.copyFrom(from))
-              .setLimit(pageSize);
-          if (end != null) {
-            req.setEnd(ByteString.copyFrom(end));
-          }
-          ScanRequest r = req.build();
-          ScanResponse resp = join(call(s -> s.scan(r)));
-          page = resp.getEntriesList().iterator();
-          more = resp.getMore();
-          if (resp.getEntriesCount() > 0) {
-            // Continue just after the last key returned.
-            byte[] last = resp.getEntries(resp.getEntriesCount() - 1).getKey().toByteArray();
-            from = Arrays.copyOf(last, last.length + 1);
-          }
-        }
-        return page.hasNext();
-      }
-
-      @Override
-      public Entry next() {
-        if (!hasNext()) {
-          throw new NoSuchElementException();
-        }
-        KeyValue kv = page.next();
-        return new Entry(kv.getKey().toByteArray(), kv.getValue().toByteArray(), 0);
-      }
-    };
-  }
-
-  public Iterable<Entry> scan(String start, String end, int pageSize) {
-    return scan(utf8(start), end == null ? null : utf8(end), pageSize);
+  private static CasResult casResult(byte[] key, CompareAndSetResponse r) {
+    return new CasResult(r.getApplied(), r.getFound()
+        ? new Entry(key.clone(), r.getCurrent().toByteArray(), r.getModIndex()) : null);
   }
 
   // ------------------------------------------------------------------------------------------
-  // Calls, retries and errors
 
-  private <T> CompletableFuture<T> call(
-      Function<KVGrpc.KVFutureStub, ListenableFuture<T>> rpc) {
-    CompletableFuture<T> result = new CompletableFuture<>();
-    attempt(rpc, 1, result);
-    return result;
-  }
-
-  private <T> void attempt(Function<KVGrpc.KVFutureStub, ListenableFuture<T>> rpc, int n,
-      CompletableFuture<T> result) {
-    int endpoint = Math.floorMod(current.get(), channels.size());
-    KVGrpc.KVFutureStub stub = KVGrpc.newFutureStub(channels.get(endpoint))
-        .withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS);
-    Futures.addCallback(rpc.apply(stub), new FutureCallback<T>() {
-      @Override
-      public void onSuccess(T value) {
-        result.complete(value);
-      }
-
-      @Override
-      public void onFailure(Throwable t) {
-        Status status = Status.fromThrowable(t);
-        Status.Code code = status.getCode();
-        boolean retriable = code == Status.Code.UNAVAILABLE
-            || code == Status.Code.DEADLINE_EXCEEDED || code == Status.Code.RESOURCE_EXHAUSTED;
-        if (!retriable || n >= maxAttempts || retries.isShutdown()) {
-          result.completeExceptionally(translate(status, t, n));
-          return;
-        }
-        if (code != Status.Code.RESOURCE_EXHAUSTED) {
-          current.compareAndSet(endpoint, endpoint + 1); // try another node
-        }
-        retries.schedule(() -> attempt(rpc, n + 1, result), delayMillis(status, n),
-            TimeUnit.MILLISECONDS);
-      }
-    }, MoreExecutors.directExecutor());
-  }
-
-  private long delayMillis(Status status, int attempt) {
-    Matcher m = RETRY_AFTER.matcher(String.valueOf(status.getDescription()));
-    if (status.getCode() == Status.Code.RESOURCE_EXHAUSTED && m.find()) {
-      return Long.parseLong(m.group(1));
+  /**
+   * Asks the cluster who leads and prefers that endpoint; at most one question in flight, and a
+   * failure changes nothing (the next failed call asks again).
+   */
+  private void discoverLeader() {
+    if (!discovering.compareAndSet(false, true)) {
+      return;
     }
-    long cap = Math.min(maxBackoff.toMillis(), initialBackoff.toMillis() << Math.min(20, attempt - 1));
-    return cap / 2 + ThreadLocalRandom.current().nextLong(cap / 2 + 1); // jitter
+    int endpoint = endpoints.preferred();
+    try {
+      Futures.addCallback(
+          ClusterGrpc.newFutureStub(endpoints.channel(endpoint))
+              .withDeadlineAfter(2, TimeUnit.SECONDS)
+              .listMembers(ListMembersRequest.getDefaultInstance()),
+          new FutureCallback<>() {
+            @Override
+            public void onSuccess(MembersResponse m) {
+              m.getMembersList().stream().filter(x -> x.getId().equals(m.getLeaderId()))
+                  .findFirst().ifPresent(x -> endpoints.leaderAt(x.getApiAddress()));
+              discovering.set(false);
+            }
+
+            @Override
+            public void onFailure(Throwable t) {
+              discovering.set(false);
+            }
+          }, MoreExecutors.directExecutor());
+    } catch (RuntimeException closed) {
+      discovering.set(false);
+    }
   }
 
-  private ShaleException translate(Status status, Throwable t, int attempts) {
-    String where = " (after " + attempts + " attempt" + (attempts == 1 ? "" : "s") + " on "
-        + endpoints + ")";
-    String d = status.getDescription();
-    return switch (status.getCode()) {
-      case INVALID_ARGUMENT -> new InvalidRequestException(d, t);
-      case DEADLINE_EXCEEDED -> new ShaleTimeoutException("no answer within " + deadline + where
-          + "; a write may or may not have been applied", t);
-      case RESOURCE_EXHAUSTED -> {
-        Matcher m = RETRY_AFTER.matcher(String.valueOf(d));
-        yield new WriteThrottledException(d + where,
-            Duration.ofMillis(m.find() ? Long.parseLong(m.group(1)) : 100), t);
+  static Consistency wire(ReadConsistency c) {
+    return c == ReadConsistency.STALE ? Consistency.STALE : Consistency.LINEARIZABLE;
+  }
+
+  /** The first key after every key beginning with {@code prefix}; null if there is none. */
+  static byte[] prefixEnd(byte[] prefix) {
+    byte[] end = Arrays.copyOf(prefix, prefix.length);
+    for (int i = end.length - 1; i >= 0; i--) {
+      if (end[i] != (byte) 0xFF) {
+        end[i]++;
+        return Arrays.copyOf(end, i + 1);
       }
-      default -> new ShaleException(status.getCode() + ": " + d + where, t);
-    };
+    }
+    return null;
   }
 
-  private static <T> T join(CompletableFuture<T> f) {
+  static <T> T join(CompletableFuture<T> f) {
     try {
       return f.join();
     } catch (CompletionException e) {
       if (e.getCause() instanceof ShaleException s) {
+        // Rethrown on the caller's thread: keep the caller's stack in the trace.
+        s.addSuppressed(new Exception("called from here"));
         throw s;
       }
       throw e;
     }
   }
 
-  private static ByteString requestId() {
+  static ByteString requestId() {
     byte[] id = new byte[16];
     IDS.nextBytes(id);
     return ByteString.copyFrom(id);
   }
 
-  private static byte[] utf8(String s) {
+  static byte[] utf8(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
+  /** Stops the client: calls in flight fail, channels close. */
   @Override
   public void close() {
-    retries.shutdownNow();
-    channels.forEach(ManagedChannel::shutdownNow);
+    timer.shutdownNow();
+    endpoints.close();
   }
 }

@@ -1,8 +1,9 @@
 package io.shale.client;
 
 /**
- * A request that did not complete within its deadline. A write may or may not have been applied;
- * retrying it through the same client call (same request id) applies it at most once.
+ * The call's deadline passed before any node answered. Unlike the other failures, a write that
+ * times out may or may not have been applied: retrying it with a new call may apply it twice,
+ * so read before writing again (or use compare-and-set).
  */
 public final class ShaleTimeoutException extends ShaleException {
   private static final long serialVersionUID = 1L;

@@ -24,6 +24,7 @@ import io.shale.client.proto.SnapshotRequest;
 import io.shale.client.proto.StatusRequest;
 import io.shale.client.proto.StatusResponse;
 import io.shale.client.proto.TransferLeadershipRequest;
+import io.shale.node.local.LocalCluster;
 import io.shale.node.server.NodeConfig;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -63,7 +64,7 @@ class ClusterServiceTest {
   }
 
   private ManagedChannel channel(String node) {
-    ManagedChannel ch = NettyChannelBuilder.forTarget(cluster.peers.get(node).apiAddress())
+    ManagedChannel ch = NettyChannelBuilder.forTarget(cluster.peer(node).apiAddress())
         .usePlaintext().build();
     channels.add(ch);
     return ch;
@@ -153,7 +154,7 @@ class ClusterServiceTest {
     long index = admin.snapshot(SnapshotRequest.newBuilder().setNodeId("n2").build()).getIndex();
     // n2 may trail the leader by an entry or two: its snapshot is at its own applied index.
     assertThat(index).isGreaterThanOrEqualTo(10);
-    var checkpoint = cluster.nodes.get("n2").stateMachine().checkpoints().newest();
+    var checkpoint = cluster.node("n2").stateMachine().checkpoints().newest();
     assertThat(checkpoint.index()).isEqualTo(index);
     try (io.shale.engine.Engine copy = io.shale.engine.Engine.open(checkpoint.directory(),
         io.shale.engine.EngineOptions.defaults())) {
@@ -169,7 +170,7 @@ class ClusterServiceTest {
       Thread.sleep(20);
     }
     admin.compact(CompactRequest.newBuilder().setNodeId("n3").build());
-    var levels = cluster.nodes.get("n3").stateMachine().engine().stats().levels();
+    var levels = cluster.node("n3").stateMachine().engine().stats().levels();
     assertThat(levels.get(0).files()).isZero();
     assertThat(levels.stream().mapToInt(l -> l.files()).sum()).isPositive();
     assertThat(n3.get(staleK19).getValue()).isEqualTo(s("v19"));
@@ -181,7 +182,7 @@ class ClusterServiceTest {
         .setValue(s("v")).build());
     HttpClient http = HttpClient.newHttpClient();
     for (String id : List.of("n1", "n2", "n3")) {
-      int port = cluster.nodes.get(id).httpPort();
+      int port = cluster.node(id).httpPort();
       assertThat(get(http, port, "/health").statusCode()).isEqualTo(200);
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
       while (get(http, port, "/ready").statusCode() != 200) {
@@ -189,7 +190,7 @@ class ClusterServiceTest {
         Thread.sleep(50);
       }
     }
-    String metrics = get(http, cluster.nodes.get("n2").httpPort(), "/metrics").body();
+    String metrics = get(http, cluster.node("n2").httpPort(), "/metrics").body();
     assertThat(metrics)
         .contains("shale_raft_term{node=\"n2\"}")
         .contains("shale_raft_role{node=\"n2\",role=\"LEADER\"}")
@@ -199,13 +200,13 @@ class ClusterServiceTest {
         .contains("method=\"shale.v1.KV/Put\"")
         .contains("status=\"OK\"")
         .containsPattern("(?m)^ratis_\\w+");
-    String leaderMetrics = get(http, cluster.nodes.get(cluster.leader()).httpPort(), "/metrics")
+    String leaderMetrics = get(http, cluster.node(cluster.leader()).httpPort(), "/metrics")
         .body();
     assertThat(leaderMetrics).contains("shale_raft_replication_lag_entries{follower=");
     // Not ready: a node whose peers are gone cannot know a leader.
     cluster.stop("n1");
     cluster.stop("n2");
-    int port = cluster.nodes.get("n3").httpPort();
+    int port = cluster.node("n3").httpPort();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     HttpResponse<String> r;
     while ((r = get(http, port, "/ready")).statusCode() != 503) {

@@ -23,6 +23,7 @@ import io.shale.client.proto.PutRequest;
 import io.shale.client.proto.PutResponse;
 import io.shale.client.proto.ScanRequest;
 import io.shale.client.proto.ScanResponse;
+import io.shale.node.local.LocalCluster;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -57,14 +58,14 @@ class KvApiTest {
 
   private KVGrpc.KVBlockingStub kv(String node) {
     ManagedChannel ch = channels.computeIfAbsent(node, n -> NettyChannelBuilder
-        .forAddress("127.0.0.1", cluster.nodes.get(n).apiPort()).usePlaintext()
+        .forAddress("127.0.0.1", cluster.node(n).apiPort()).usePlaintext()
         .maxInboundMessageSize(32 << 20).build());
     return KVGrpc.newBlockingStub(ch).withDeadlineAfter(20, TimeUnit.SECONDS);
   }
 
   private String follower() throws InterruptedException {
     String leader = cluster.leader();
-    return cluster.nodes.keySet().stream().filter(n -> !n.equals(leader)).findFirst().orElseThrow();
+    return cluster.running().stream().filter(n -> !n.equals(leader)).findFirst().orElseThrow();
   }
 
   private static ByteString s(String v) {
@@ -79,7 +80,7 @@ class KvApiTest {
     assertThat(put.getHeader().getAppliedIndex()).isPositive();
     assertThat(put.getHeader().getTerm()).isPositive();
 
-    for (String n : cluster.nodes.keySet()) {
+    for (String n : cluster.running()) {
       GetResponse g = kv(n).get(GetRequest.newBuilder().setKey(s("a")).build());
       assertThat(g.getFound()).as(n).isTrue();
       assertThat(g.getValue().toStringUtf8()).isEqualTo("1");
@@ -167,7 +168,7 @@ class KvApiTest {
   @Test
   void aWriteRetriedWithItsRequestIdIsAppliedOnceEvenThroughAnotherNode() throws Exception {
     String f = follower();
-    String other = cluster.nodes.keySet().stream().filter(n -> !n.equals(f)).findFirst().orElseThrow();
+    String other = cluster.running().stream().filter(n -> !n.equals(f)).findFirst().orElseThrow();
     kv(f).put(PutRequest.newBuilder().setKey(s("counter")).setValue(s("1")).build());
     CompareAndSetRequest increment = CompareAndSetRequest.newBuilder().setKey(s("counter"))
         .setExpectedValue(s("1")).setThen(Op.newBuilder().setPut(KeyValue.newBuilder()

@@ -2,6 +2,7 @@ package io.shale.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.shale.node.local.LocalCluster;
 import io.shale.node.server.NodeMain;
 import io.shale.node.statemachine.Command;
 import io.shale.node.statemachine.CommandCodec;

@@ -3,6 +3,7 @@ package io.shale.node;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.shale.node.local.LocalCluster;
 import io.shale.node.server.ShaleNode;
 import io.shale.node.statemachine.Command;
 import io.shale.node.statemachine.CommandCodec;
@@ -30,12 +31,10 @@ class ReplicatedKvTest {
   Path dir;
 
   private LocalCluster cluster;
-  private Map<String, ShaleNode> nodes;
   private RaftClient client;
 
   private void startCluster() throws IOException {
     cluster = new LocalCluster(dir, 3);
-    nodes = cluster.nodes;
     client = cluster.client();
   }
 
@@ -80,7 +79,7 @@ class ReplicatedKvTest {
   private byte[] valueOn(String node, String key, long index) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (true) {
-      if (nodes.get(node).stateMachine().getLastAppliedTermIndex().getIndex() >= index) {
+      if (cluster.node(node).stateMachine().getLastAppliedTermIndex().getIndex() >= index) {
         return ((Reply.Value) staleRead(node, new Query.Get(b(key)), index)).value();
       }
       if (System.nanoTime() > deadline) {
@@ -110,7 +109,7 @@ class ReplicatedKvTest {
     assertThat(((Reply.Value) read(new Query.Get(b("k42")))).value()).isEqualTo(b("v42"));
     assertThat(((Reply.Value) read(new Query.Get(b("k4")))).value()).isNull();
     // Every replica has every write once it has applied the last index.
-    for (String n : nodes.keySet()) {
+    for (String n : cluster.running()) {
       assertThat(valueOn(n, "k99", last)).as(n).isEqualTo(b("v99"));
       assertThat(valueOn(n, "k94", last)).as(n).isNull();
     }
@@ -135,7 +134,7 @@ class ReplicatedKvTest {
 
     // The leader goes away: a new one is elected, nothing acknowledged is lost.
     String oldLeader = leader();
-    nodes.remove(oldLeader).close();
+    cluster.stop(oldLeader);
     long afterFailover = write(new Command.Batch(List.of(new Command.Op(b("after"), b("failover")))))
         .appliedIndex();
     assertThat(afterFailover).isGreaterThan(last);
@@ -158,13 +157,12 @@ class ReplicatedKvTest {
           .appliedIndex();
     }
     // Flush some nodes' engines (their persisted index moves), not others.
-    nodes.get("n1").stateMachine().takeSnapshot();
+    cluster.node("n1").stateMachine().takeSnapshot();
     client.close();
-    for (ShaleNode n : nodes.values()) {
-      n.close();
+    List<String> ids = cluster.running();
+    for (String id : ids) {
+      cluster.stop(id);
     }
-    List<String> ids = new ArrayList<>(nodes.keySet());
-    nodes.clear();
     for (String id : ids) {
       start(id);
     }

@@ -12,6 +12,7 @@ import io.shale.client.proto.SnapshotRequest;
 import io.shale.engine.Engine;
 import io.shale.engine.EngineOptions;
 import io.shale.engine.config.EngineConfig;
+import io.shale.node.local.LocalCluster;
 import io.shale.node.server.NodeConfig;
 import io.shale.node.server.ShaleNode;
 import io.shale.node.snapshot.SnapshotFetcher;
@@ -60,10 +61,10 @@ class SnapshotInstallTest {
   void aFollowerBehindThePurgedLogInstallsTheLeadersCheckpoint() throws Exception {
     try (LocalCluster cluster = new LocalCluster(dir, 3, ENGINE, RAFT)) {
       String leader = cluster.leader();
-      String follower = cluster.nodes.keySet().stream().filter(n -> !n.equals(leader))
+      String follower = cluster.running().stream().filter(n -> !n.equals(leader))
           .reduce((a, b) -> b).orElseThrow();
       ManagedChannel ch = NettyChannelBuilder.forAddress("127.0.0.1",
-          cluster.nodes.get(leader).apiPort()).usePlaintext().build();
+          cluster.node(leader).apiPort()).usePlaintext().build();
       try {
         KVGrpc.KVBlockingStub kv = KVGrpc.newBlockingStub(ch);
         SnapshotFetcher.Result first = round(cluster, kv, ch, leader, follower, 1);
@@ -89,8 +90,8 @@ class SnapshotInstallTest {
     }
     long snapshot = ClusterGrpc.newBlockingStub(ch).snapshot(SnapshotRequest.getDefaultInstance())
         .getIndex();
-    RaftServer.Division ld = cluster.nodes.get(leader).server()
-        .getDivision(cluster.group.getGroupId());
+    RaftServer.Division ld = cluster.node(leader).server()
+        .getDivision(cluster.group().getGroupId());
     assertThat(snapshot).isGreaterThan(0);
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     // Purging runs after the snapshot; wait until the log no longer holds the follower's entries.
@@ -107,7 +108,7 @@ class SnapshotInstallTest {
     long target = ld.getInfo().getLastAppliedIndex();
     ShaleNode restarted = cluster.start(follower);
     deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (restarted.server().getDivision(cluster.group.getGroupId()).getInfo()
+    while (restarted.server().getDivision(cluster.group().getGroupId()).getInfo()
         .getLastAppliedIndex() < target) {
       assertThat(System.nanoTime()).as("follower caught up").isLessThan(deadline);
       Thread.sleep(50);

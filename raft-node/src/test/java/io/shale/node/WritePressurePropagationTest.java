@@ -13,6 +13,7 @@ import io.shale.client.proto.PutRequest;
 import io.shale.engine.EngineOptions;
 import io.shale.engine.compaction.CompactionOptions;
 import io.shale.engine.pressure.WritePressureOptions;
+import io.shale.node.local.LocalCluster;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -39,11 +40,11 @@ class WritePressurePropagationTest {
             Duration.ofMillis(20)));
     try (LocalCluster cluster = new LocalCluster(dir, 3, small)) {
       String leader = cluster.leader();
-      String follower = cluster.nodes.keySet().stream().filter(n -> !n.equals(leader))
+      String follower = cluster.running().stream().filter(n -> !n.equals(leader))
           .findFirst().orElseThrow();
-      cluster.nodes.get(follower).stateMachine().engine().pauseCompactions();
+      cluster.node(follower).stateMachine().engine().pauseCompactions();
       ManagedChannel ch = NettyChannelBuilder.forAddress("127.0.0.1",
-          cluster.nodes.get(leader).apiPort()).usePlaintext().build();
+          cluster.node(leader).apiPort()).usePlaintext().build();
       try {
         KVGrpc.KVBlockingStub kv = KVGrpc.newBlockingStub(ch);
         ByteString value = ByteString.copyFrom(new byte[2048]);
@@ -65,13 +66,13 @@ class WritePressurePropagationTest {
         assertThat(refused.getStatus().getDescription())
             .contains("node " + follower).contains("L0_FILES").contains("threshold 5")
             .contains("retry after");
-        assertThat(cluster.nodes.get(follower).stateMachine().engine().stats().levels().get(0)
+        assertThat(cluster.node(follower).stateMachine().engine().stats().levels().get(0)
             .files()).isGreaterThanOrEqualTo(5);
         // The refused write never entered the log.
         assertThat(kv.get(GetRequest.newBuilder().setKey(ByteString.copyFromUtf8(refusedKey))
             .build()).getFound()).isFalse();
 
-        cluster.nodes.get(follower).stateMachine().engine().resumeCompactions();
+        cluster.node(follower).stateMachine().engine().resumeCompactions();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         boolean accepted = false;
         while (!accepted && System.nanoTime() < deadline) {

@@ -1,9 +1,11 @@
 package io.shale.node.api;
 
 import com.google.protobuf.ByteString;
+import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusException;
 import io.grpc.stub.StreamObserver;
+import io.shale.client.ErrorTrailers;
 import io.shale.client.proto.BatchRequest;
 import io.shale.client.proto.BatchResponse;
 import io.shale.client.proto.CompareAndSetRequest;
@@ -38,6 +40,9 @@ import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
+import org.apache.ratis.protocol.exceptions.NotLeaderException;
+import org.apache.ratis.protocol.exceptions.RaftRetryFailureException;
 import org.apache.ratis.protocol.exceptions.ResourceUnavailableException;
 import org.apache.ratis.server.RaftServer;
 
@@ -48,7 +53,9 @@ import org.apache.ratis.server.RaftServer;
  * Every answer carries this node's id and term and the applied index it reflects.
  *
  * <p>Errors: a malformed request (empty or reserved key, key over 64 KiB, value over the limit)
- * is INVALID_ARGUMENT naming what is wrong; a write Ratis could not commit is UNAVAILABLE.
+ * is INVALID_ARGUMENT naming what is wrong; a write Ratis could not commit is UNAVAILABLE; a
+ * throttled write is RESOURCE_EXHAUSTED. {@link ErrorTrailers} carries the machine-readable
+ * reason beside each.
  */
 public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable {
   /** Entries per scan page when the request asks for 0. */
@@ -95,9 +102,20 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
         .setTerm(division.getInfo().getCurrentTerm()).setAppliedIndex(appliedIndex).build();
   }
 
+  /** A request over one of the configured size limits; its trailer names which. */
+  private static final class LimitExceeded extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+    final String error;
+
+    LimitExceeded(String error, String message) {
+      super(message);
+      this.error = error;
+    }
+  }
+
   private byte[] value(ByteString v) {
     if (v.size() > maxValueBytes) {
-      throw new IllegalArgumentException("value of " + v.size() + " bytes exceeds the limit of "
+      throw new LimitExceeded(ErrorTrailers.VALUE_TOO_LARGE, "value of " + v.size() + " bytes exceeds the limit of "
           + maxValueBytes + " bytes (limits.max_value_size)");
     }
     return v.toByteArray();
@@ -105,7 +123,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
 
   private byte[] key(ByteString k) {
     if (k.size() > maxKeyBytes) {
-      throw new IllegalArgumentException("key of " + k.size() + " bytes exceeds the limit of "
+      throw new LimitExceeded(ErrorTrailers.KEY_TOO_LARGE, "key of " + k.size() + " bytes exceeds the limit of "
           + maxKeyBytes + " bytes (limits.max_key_size)");
     }
     return CommandCodec.checkKey(k.toByteArray());
@@ -170,17 +188,41 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
         e == null ? null : e.getMessage()));
     if (d != null) {
       registry.counter("shale.writes.throttled", "node", d.node(), "cause", d.cause()).increment();
-      return Status.RESOURCE_EXHAUSTED.withDescription("WriteThrottled: node " + d.node()
-          + " is STOPPED by " + d.cause() + " (measured " + d.measured() + ", threshold "
-          + d.threshold() + "); retry after " + d.retryAfterMillis() + " ms").asException();
+      return throttled(d.node(), d.cause(), d.retryAfterMillis(), "WriteThrottled: node "
+          + d.node() + " is STOPPED by " + d.cause() + " (measured " + d.measured()
+          + ", threshold " + d.threshold() + "); retry after " + d.retryAfterMillis() + " ms");
     }
     if (e instanceof ResourceUnavailableException) {
-      registry.counter("shale.writes.throttled", "node", division.getId().toString(), "cause",
+      String node = division.getId().toString();
+      registry.counter("shale.writes.throttled", "node", node, "cause",
           "RAFT_PENDING_REQUESTS").increment();
-      return Status.RESOURCE_EXHAUSTED.withDescription("WriteThrottled: the leader's pending "
-          + "requests are full (" + e.getMessage() + "); retry after 100 ms").asException();
+      return throttled(node, "RAFT_PENDING_REQUESTS", 100, "WriteThrottled: the leader's "
+          + "pending requests are full (" + e.getMessage() + "); retry after 100 ms");
     }
-    return Status.UNAVAILABLE.withDescription("the write was not committed: " + e).asException();
+    return unavailable("the write was not committed: " + e, e);
+  }
+
+  private static StatusException throttled(String node, String cause, long retryAfterMillis,
+      String description) {
+    Metadata trailers = new Metadata();
+    trailers.put(ErrorTrailers.ERROR, ErrorTrailers.WRITE_THROTTLED);
+    trailers.put(ErrorTrailers.THROTTLED_NODE, node);
+    trailers.put(ErrorTrailers.THROTTLE_CAUSE, cause);
+    trailers.put(ErrorTrailers.RETRY_AFTER_MS, Long.toString(retryAfterMillis));
+    return Status.RESOURCE_EXHAUSTED.withDescription(description).asException(trailers);
+  }
+
+  /** UNAVAILABLE, with the NO_LEADER trailer when {@code e} says no leader could be reached. */
+  private static StatusException unavailable(String description, Throwable e) {
+    Metadata trailers = new Metadata();
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof NotLeaderException || t instanceof LeaderNotReadyException
+          || t instanceof RaftRetryFailureException) {
+        trailers.put(ErrorTrailers.ERROR, ErrorTrailers.NO_LEADER);
+        break;
+      }
+    }
+    return Status.UNAVAILABLE.withDescription(description).asException(trailers);
   }
 
   /**
@@ -226,8 +268,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
       r = raft.io().sendReadOnly(m);
     }
     if (!r.isSuccess()) {
-      throw Status.UNAVAILABLE.withDescription("the read could not be served: " + r.getException())
-          .asException();
+      throw unavailable("the read could not be served: " + r.getException(), r.getException());
     }
     return Reply.decode(r.getMessage().getContent().toByteArray());
   }
@@ -237,6 +278,11 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
     T response;
     try {
       response = call.run();
+    } catch (LimitExceeded bad) {
+      Metadata trailers = new Metadata();
+      trailers.put(ErrorTrailers.ERROR, bad.error);
+      out.onError(Status.INVALID_ARGUMENT.withDescription(bad.getMessage()).asException(trailers));
+      return;
     } catch (IllegalArgumentException bad) {
       out.onError(Status.INVALID_ARGUMENT.withDescription(bad.getMessage()).asException());
       return;
@@ -244,7 +290,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
       out.onError(s);
       return;
     } catch (IOException | RuntimeException e) {
-      out.onError(Status.UNAVAILABLE.withDescription(String.valueOf(e)).withCause(e).asException());
+      out.onError(unavailable(String.valueOf(e), e));
       return;
     }
     out.onNext(response);

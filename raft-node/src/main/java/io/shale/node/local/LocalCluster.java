@@ -1,4 +1,4 @@
-package io.shale.node;
+package io.shale.node.local;
 
 import io.shale.engine.EngineOptions;
 import io.shale.node.server.NodeConfig;
@@ -20,34 +20,38 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.util.TimeDuration;
 
 /**
- * Nodes of one cluster on loopback ports, in this JVM, each with its directory under {@code dir},
- * its gRPC API and its HTTP endpoints.
+ * The nodes of one cluster in this JVM, on free loopback ports, each with its directory under
+ * {@code dir}, its gRPC API and its HTTP endpoints (on a free port too): for tests (Shale's own,
+ * and users' through test-support's {@code ShaleCluster}) and for trying Shale in one process.
+ * Nodes are named n1, n2, ...; stopping one and starting it again keeps its directory, as a
+ * restarted process would. Not thread-safe.
  */
-final class LocalCluster implements AutoCloseable {
-  final Map<String, ShaleNode> nodes = new LinkedHashMap<>();
+public final class LocalCluster implements AutoCloseable {
+  private final Map<String, ShaleNode> nodes = new LinkedHashMap<>();
   /** Every node ever configured, members or not, by id. */
-  final Map<String, NodeConfig.Peer> peers = new LinkedHashMap<>();
-  final RaftGroup group;
-  final RaftProperties properties;
+  private final Map<String, NodeConfig.Peer> peers = new LinkedHashMap<>();
+  private final RaftGroup group;
+  private final RaftProperties properties;
   private final Path dir;
   private final EngineOptions engineOptions;
   private final NodeConfig.RaftSettings raft;
 
-  LocalCluster(Path dir, int size) throws IOException {
+  /** {@code size} nodes with the default engine and Raft settings, started. */
+  public LocalCluster(Path dir, int size) throws IOException {
     this(dir, size, EngineOptions.defaults());
   }
 
-  LocalCluster(Path dir, int size, EngineOptions engineOptions) throws IOException {
+  public LocalCluster(Path dir, int size, EngineOptions engineOptions) throws IOException {
     this(dir, size, engineOptions, NodeConfig.RaftSettings.defaults());
   }
 
-  LocalCluster(Path dir, int size, EngineOptions engineOptions, NodeConfig.RaftSettings raft)
-      throws IOException {
+  public LocalCluster(Path dir, int size, EngineOptions engineOptions,
+      NodeConfig.RaftSettings raft) throws IOException {
     this(dir, size, engineOptions, raft, true);
   }
 
   /** A cluster of {@code size} configured nodes, none started (start them with {@link #start}). */
-  static LocalCluster configuredOnly(Path dir, int size) throws IOException {
+  public static LocalCluster configuredOnly(Path dir, int size) throws IOException {
     return new LocalCluster(dir, size, EngineOptions.defaults(),
         NodeConfig.RaftSettings.defaults(), false);
   }
@@ -71,20 +75,20 @@ final class LocalCluster implements AutoCloseable {
   }
 
   /** Allocates ports for a node {@code id} that is not started. */
-  NodeConfig.Peer newPeer(String id) throws IOException {
+  public NodeConfig.Peer newPeer(String id) throws IOException {
     NodeConfig.Peer p = new NodeConfig.Peer(id, "127.0.0.1:" + freePort(),
         "127.0.0.1:" + freePort());
     peers.put(id, p);
     return p;
   }
 
-  static int freePort() throws IOException {
+  public static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();
     }
   }
 
-  NodeConfig config(String id) {
+  public NodeConfig config(String id) {
     NodeConfig.Peer self = peers.get(id);
     List<NodeConfig.Peer> members = new ArrayList<>();
     group.getPeers().forEach(p -> members.add(peers.get(p.getId().toString())));
@@ -96,25 +100,71 @@ final class LocalCluster implements AutoCloseable {
         engineOptions);
   }
 
-  ShaleNode start(String id) throws IOException {
+  public ShaleNode start(String id) throws IOException {
     ShaleNode n = ShaleNode.start(config(id));
     nodes.put(id, n);
     return n;
   }
 
   /** Starts {@code id} (see {@link #newPeer}) outside the configuration, waiting to be added. */
-  ShaleNode startJoining(String id) throws IOException {
+  public ShaleNode startJoining(String id) throws IOException {
     ShaleNode n = ShaleNode.start(config(id), true);
     nodes.put(id, n);
     return n;
   }
 
-  void stop(String id) throws IOException {
-    nodes.remove(id).close();
+  /** Stops node {@code id} (as a graceful shutdown would); its directory stays. */
+  public void stop(String id) throws IOException {
+    ShaleNode n = nodes.remove(id);
+    if (n == null) {
+      throw new IllegalArgumentException("node " + id + " is not running; running: "
+          + nodes.keySet());
+    }
+    n.close();
+  }
+
+  /** The running node {@code id}. */
+  public ShaleNode node(String id) {
+    ShaleNode n = nodes.get(id);
+    if (n == null) {
+      throw new IllegalArgumentException("node " + id + " is not running; running: "
+          + nodes.keySet());
+    }
+    return n;
+  }
+
+  /** The ids of the running nodes, in start order (a copy). */
+  public List<String> running() {
+    return List.copyOf(nodes.keySet());
+  }
+
+  /** The addresses of node {@code id}, running or not. */
+  public NodeConfig.Peer peer(String id) {
+    return peers.get(id);
+  }
+
+  /** Every node configured so far, members or not. */
+  public List<NodeConfig.Peer> peers() {
+    return List.copyOf(peers.values());
+  }
+
+  /** The API addresses (HOST:PORT) of every node configured so far: a client's endpoints. */
+  public List<String> apiEndpoints() {
+    return peers.values().stream().map(NodeConfig.Peer::apiAddress).toList();
+  }
+
+  /** The Raft group of the initial members. */
+  public RaftGroup group() {
+    return group;
+  }
+
+  /** The Raft properties every node runs with. */
+  public RaftProperties properties() {
+    return properties;
   }
 
   /** Writes a TOML file that starts node {@code id} as this cluster's member. */
-  Path writeConfigFile(String id) throws IOException {
+  public Path writeConfigFile(String id) throws IOException {
     NodeConfig c = config(id);
     StringBuilder t = new StringBuilder();
     t.append("[node]\nid = \"").append(id).append("\"\ncluster = \"test-cluster\"\n")
@@ -130,7 +180,8 @@ final class LocalCluster implements AutoCloseable {
     return file;
   }
 
-  RaftClient client() {
+  /** A Ratis client of the initial group, with a patient retry policy (20 s). */
+  public RaftClient client() {
     return RaftClient.newBuilder().setProperties(properties).setRaftGroup(group)
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(200,
             TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
@@ -138,7 +189,7 @@ final class LocalCluster implements AutoCloseable {
   }
 
   /** The id of a node that is leader and ready, waiting up to 20 s for one. */
-  String leader() throws InterruptedException {
+  public String leader() throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (System.nanoTime() < deadline) {
       for (Map.Entry<String, ShaleNode> n : nodes.entrySet()) {

@@ -1,0 +1,127 @@
+package io.shale.client;
+
+import io.shale.client.proto.AddMemberRequest;
+import io.shale.client.proto.ClusterGrpc;
+import io.shale.client.proto.CompactRequest;
+import io.shale.client.proto.ListMembersRequest;
+import io.shale.client.proto.MembersResponse;
+import io.shale.client.proto.NodeStatus;
+import io.shale.client.proto.RemoveMemberRequest;
+import io.shale.client.proto.SnapshotRequest;
+import io.shale.client.proto.StatusRequest;
+import io.shale.client.proto.TransferLeadershipRequest;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The cluster's administration, through the client's channels and retry policies (etcd's
+ * Cluster and Maintenance clients in one): status, membership, leadership, snapshots and
+ * compactions. Obtained from {@link ShaleClient#cluster()}; thread-safe.
+ *
+ * <p>Membership changes go to the leader through the answering node. {@link #snapshot} and
+ * {@link #compact} act on the node named (null: the answering node).
+ */
+public final class ClusterAdmin {
+  private final RetryingCall.Settings settings;
+
+  ClusterAdmin(RetryingCall.Settings settings) {
+    this.settings = settings;
+  }
+
+  private ClusterGrpc.ClusterFutureStub stub(io.grpc.Channel ch, long timeoutMillis) {
+    return ClusterGrpc.newFutureStub(ch).withDeadlineAfter(timeoutMillis, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Every member's status, each asked over its own API by the answering node: role, term,
+   * commit and applied index, engine summary (L0 files, pending compaction bytes, compaction
+   * bytes by key and value, bloom memory per level, ...) and write pressure; a member that could
+   * not be asked is listed with {@code reachable = false} and the error. The messages are those
+   * of {@code shale/v1/cluster.proto}.
+   */
+  public CompletableFuture<List<NodeStatus>> statusAsync() {
+    return RetryingCall.start(settings, "status", (ch, t) -> stub(ch, t)
+        .status(StatusRequest.getDefaultInstance())).thenApply(r -> r.getNodesList());
+  }
+
+  public List<NodeStatus> status() {
+    return ShaleClient.join(statusAsync());
+  }
+
+  public CompletableFuture<Members> membersAsync() {
+    return RetryingCall.start(settings, "members", (ch, t) -> stub(ch, t)
+        .listMembers(ListMembersRequest.getDefaultInstance())).thenApply(ClusterAdmin::members);
+  }
+
+  public Members members() {
+    return ShaleClient.join(membersAsync());
+  }
+
+  /**
+   * Adds {@code m} as a voting member; its node must already run, started to join
+   * ({@code shale-node --join}). Completes when the new configuration is committed.
+   */
+  public CompletableFuture<Members> addMemberAsync(Member m) {
+    AddMemberRequest req = AddMemberRequest.newBuilder().setMember(
+        io.shale.client.proto.Member.newBuilder().setId(m.id()).setRaftAddress(m.raftAddress())
+            .setApiAddress(m.apiAddress())).build();
+    return RetryingCall.start(settings, "addMember", (ch, t) -> stub(ch, t).addMember(req))
+        .thenApply(ClusterAdmin::members);
+  }
+
+  public Members addMember(Member m) {
+    return ShaleClient.join(addMemberAsync(m));
+  }
+
+  public CompletableFuture<Members> removeMemberAsync(String id) {
+    RemoveMemberRequest req = RemoveMemberRequest.newBuilder().setId(id).build();
+    return RetryingCall.start(settings, "removeMember", (ch, t) -> stub(ch, t).removeMember(req))
+        .thenApply(ClusterAdmin::members);
+  }
+
+  public Members removeMember(String id) {
+    return ShaleClient.join(removeMemberAsync(id));
+  }
+
+  /** Makes {@code id} the leader; completes once the answering node knows it leads. */
+  public CompletableFuture<Members> transferLeadershipAsync(String id) {
+    TransferLeadershipRequest req = TransferLeadershipRequest.newBuilder().setId(id).build();
+    return RetryingCall.start(settings, "transferLeadership",
+        (ch, t) -> stub(ch, t).transferLeadership(req)).thenApply(ClusterAdmin::members);
+  }
+
+  public Members transferLeadership(String id) {
+    return ShaleClient.join(transferLeadershipAsync(id));
+  }
+
+  /** Takes a snapshot on {@code nodeId} (null: the answering node); returns its log index. */
+  public CompletableFuture<Long> snapshotAsync(String nodeId) {
+    SnapshotRequest req = SnapshotRequest.newBuilder()
+        .setNodeId(nodeId == null ? "" : nodeId).build();
+    return RetryingCall.start(settings, "snapshot", (ch, t) -> stub(ch, t).snapshot(req))
+        .thenApply(r -> r.getIndex());
+  }
+
+  public long snapshot(String nodeId) {
+    return ShaleClient.join(snapshotAsync(nodeId));
+  }
+
+  /** Compacts the whole key range on {@code nodeId} (null: the answering node), waiting for it. */
+  public CompletableFuture<Void> compactAsync(String nodeId) {
+    CompactRequest req = CompactRequest.newBuilder().setNodeId(nodeId == null ? "" : nodeId)
+        .build();
+    return RetryingCall.start(settings, "compact", (ch, t) -> stub(ch, t).compact(req))
+        .thenApply(r -> null);
+  }
+
+  public void compact(String nodeId) {
+    ShaleClient.join(compactAsync(nodeId));
+  }
+
+  private static Members members(MembersResponse r) {
+    return new Members(r.getMembersList().stream()
+        .map(m -> new Member(m.getId(), m.getRaftAddress(), m.getApiAddress())).toList(),
+        r.getLeaderId());
+  }
+}

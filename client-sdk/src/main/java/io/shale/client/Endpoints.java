@@ -1,0 +1,72 @@
+package io.shale.client;
+
+import io.grpc.ManagedChannel;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * The client's channels, one per configured endpoint, opened at build and shared by every call,
+ * and which endpoint calls go to first: the leader when the client knows it (a node forwards to
+ * the leader anyway; going there directly saves a hop), else the next endpoint after one that
+ * failed.
+ *
+ * <p>Only configured endpoints are used: an address the cluster reports for its leader (as the
+ * nodes see it) may not be reachable from the client (containers, NAT), so it is only preferred
+ * when it is one of the endpoints the user gave.
+ */
+final class Endpoints implements AutoCloseable {
+  private final List<String> addresses;
+  private final List<ManagedChannel> channels;
+  private volatile int preferred;
+
+  Endpoints(List<String> addresses, Function<String, ManagedChannel> open) {
+    this.addresses = List.copyOf(addresses);
+    this.channels = this.addresses.stream().map(open).toList();
+  }
+
+  List<String> addresses() {
+    return addresses;
+  }
+
+  /** The endpoint the next call should try. */
+  int preferred() {
+    return preferred;
+  }
+
+  ManagedChannel channel(int endpoint) {
+    return channels.get(endpoint);
+  }
+
+  String address(int endpoint) {
+    return addresses.get(endpoint);
+  }
+
+  /** The endpoint at {@code endpoint} failed: later calls start at the next one. */
+  void failed(int endpoint) {
+    if (preferred == endpoint) {
+      preferred = (endpoint + 1) % channels.size();
+    }
+  }
+
+  /** The leader serves at {@code apiAddress}: prefer it if it is a configured endpoint. */
+  void leaderAt(String apiAddress) {
+    int i = addresses.indexOf(apiAddress);
+    if (i >= 0) {
+      preferred = i;
+    }
+  }
+
+  @Override
+  public void close() {
+    channels.forEach(ManagedChannel::shutdownNow);
+    for (ManagedChannel c : channels) {
+      try {
+        c.awaitTermination(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+}

@@ -1,0 +1,36 @@
+package io.shale.client;
+
+import io.grpc.Metadata;
+
+/**
+ * The trailers a node attaches to a failed call so that clients act on a reason rather than
+ * parse a message: part of the API contract between the server and this SDK (the status
+ * description stays written for people).
+ *
+ * <ul>
+ *   <li>{@link #ERROR}: {@code KEY_TOO_LARGE} or {@code VALUE_TOO_LARGE} (INVALID_ARGUMENT),
+ *       {@code WRITE_THROTTLED} (RESOURCE_EXHAUSTED), {@code NO_LEADER} (UNAVAILABLE: the
+ *       cluster has no leader the node can reach).
+ *   <li>With {@code WRITE_THROTTLED}: {@link #THROTTLED_NODE} (the replica whose engine refused,
+ *       or the leader for its own request queue), {@link #THROTTLE_CAUSE} ({@code L0_FILES},
+ *       {@code PENDING_COMPACTION_BYTES}, {@code MEMTABLES}, {@code RAFT_PENDING_REQUESTS}) and
+ *       {@link #RETRY_AFTER_MS}.
+ * </ul>
+ */
+public final class ErrorTrailers {
+  public static final Metadata.Key<String> ERROR =
+      Metadata.Key.of("shale-error", Metadata.ASCII_STRING_MARSHALLER);
+  public static final Metadata.Key<String> THROTTLED_NODE =
+      Metadata.Key.of("shale-throttled-node", Metadata.ASCII_STRING_MARSHALLER);
+  public static final Metadata.Key<String> THROTTLE_CAUSE =
+      Metadata.Key.of("shale-throttle-cause", Metadata.ASCII_STRING_MARSHALLER);
+  public static final Metadata.Key<String> RETRY_AFTER_MS =
+      Metadata.Key.of("shale-retry-after-ms", Metadata.ASCII_STRING_MARSHALLER);
+
+  public static final String KEY_TOO_LARGE = "KEY_TOO_LARGE";
+  public static final String VALUE_TOO_LARGE = "VALUE_TOO_LARGE";
+  public static final String WRITE_THROTTLED = "WRITE_THROTTLED";
+  public static final String NO_LEADER = "NO_LEADER";
+
+  private ErrorTrailers() {}
+}

@@ -1,0 +1,225 @@
+package io.shale.client;
+
+import com.google.common.util.concurrent.FutureCallback;
+import com.google.common.util.concurrent.Futures;
+import com.google.common.util.concurrent.ListenableFuture;
+import com.google.common.util.concurrent.MoreExecutors;
+import io.grpc.Channel;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * One call of the client, through as many attempts as its policies allow, all within the call's
+ * deadline: transient failures (UNAVAILABLE, an attempt's timeout) move to another endpoint after
+ * a backoff ({@link RetryPolicy}); throttling waits the server's hint on the same endpoint
+ * ({@link ThrottlePolicy}); anything else fails at once, translated to a typed exception.
+ *
+ * <p>The request is built once by the caller, so a retried write carries the same request id.
+ */
+final class RetryingCall<T> {
+  /** An attempt of the request on {@code channel}, to finish within {@code timeoutMillis}. */
+  @FunctionalInterface
+  interface Rpc<T> {
+    ListenableFuture<T> send(Channel channel, long timeoutMillis);
+  }
+
+  /** The settings a call runs under: one per client. */
+  record Settings(Endpoints endpoints, Duration deadline, RetryPolicy retry,
+      ThrottlePolicy throttle, ScheduledExecutorService timer, ClientMetrics metrics,
+      Runnable onEndpointFailure) {}
+
+  private static final Pattern RETRY_AFTER = Pattern.compile("retry after (\\d+) ms");
+
+  private final Settings s;
+  private final String operation;
+  private final Rpc<T> rpc;
+  private final CompletableFuture<T> result = new CompletableFuture<>();
+  private final long startNanos = System.nanoTime();
+  private final long deadlineNanos;
+  private int attempts;
+  private int throttleRetries;
+  private long throttleWaitedMillis;
+  private Status lastStatus;
+  private Throwable lastFailure;
+  /** The last failure a node sent (not a transport error): the most telling, usually. */
+  private Status lastNodeStatus;
+  private Metadata lastNodeTrailers;
+
+  private RetryingCall(Settings s, String operation, Rpc<T> rpc) {
+    this.s = s;
+    this.operation = operation;
+    this.rpc = rpc;
+    this.deadlineNanos = startNanos + s.deadline().toNanos();
+  }
+
+  static <T> CompletableFuture<T> start(Settings s, String operation, Rpc<T> rpc) {
+    RetryingCall<T> c = new RetryingCall<>(s, operation, rpc);
+    c.attempt();
+    return c.result;
+  }
+
+  private void attempt() {
+    long remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+    if (remainingMillis <= 0) {
+      fail(timeout());
+      return;
+    }
+    attempts++;
+    int endpoint = s.endpoints().preferred();
+    long timeout = Math.min(remainingMillis, s.retry().attemptTimeout().toMillis());
+    ListenableFuture<T> f;
+    try {
+      f = rpc.send(s.endpoints().channel(endpoint), timeout);
+    } catch (RuntimeException e) { // a closed channel refuses new calls
+      fail(new ShaleException("the client is closed", e));
+      return;
+    }
+    Futures.addCallback(f, new FutureCallback<T>() {
+      @Override
+      public void onSuccess(T value) {
+        s.metrics().completed(operation, "ok", System.nanoTime() - startNanos);
+        result.complete(value);
+      }
+
+      @Override
+      public void onFailure(Throwable t) {
+        failed(endpoint, t);
+      }
+    }, MoreExecutors.directExecutor());
+  }
+
+  private void failed(int endpoint, Throwable t) {
+    lastFailure = t;
+    lastStatus = Status.fromThrowable(t);
+    Metadata trailers = Status.trailersFromThrowable(t);
+    if (lastStatus.getCause() == null) { // transport failures carry their cause; answers do not
+      lastNodeStatus = lastStatus;
+      lastNodeTrailers = trailers;
+    }
+    switch (lastStatus.getCode()) {
+      case RESOURCE_EXHAUSTED -> {
+        long wait = retryAfterMillis(lastStatus, trailers);
+        if (throttleRetries < s.throttle().maxRetries()
+            && throttleWaitedMillis + wait <= s.throttle().maxWait().toMillis()
+            && System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(wait) < deadlineNanos) {
+          throttleRetries++;
+          throttleWaitedMillis += wait;
+          retryAfter(wait, "WRITE_THROTTLED");
+        } else {
+          fail(throttled(trailers, wait));
+        }
+      }
+      case UNAVAILABLE, DEADLINE_EXCEEDED -> {
+        s.endpoints().failed(endpoint);
+        s.onEndpointFailure().run();
+        if (attempts < s.retry().maxAttempts()) {
+          retryAfter(s.retry().backoffMillis(attempts + 1, ThreadLocalRandom.current().nextLong()),
+              lastStatus.getCode().name());
+        } else {
+          fail(exhausted());
+        }
+      }
+      default -> fail(refused(trailers));
+    }
+  }
+
+  private void retryAfter(long millis, String reason) {
+    s.metrics().retried(operation, reason);
+    try {
+      s.timer().schedule(this::attempt, millis, TimeUnit.MILLISECONDS);
+    } catch (RuntimeException closed) {
+      fail(new ShaleException("the client was closed during " + operation, closed));
+    }
+  }
+
+  private void fail(ShaleException e) {
+    String outcome = lastStatus == null ? "CLIENT" : lastStatus.getCode().name();
+    s.metrics().completed(operation, outcome, System.nanoTime() - startNanos);
+    result.completeExceptionally(e);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Translating the last failure into what the caller gets
+
+  private String where() {
+    return " (" + operation + ", " + attempts + " attempt" + (attempts == 1 ? "" : "s") + " in "
+        + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos) + " ms on "
+        + s.endpoints().addresses() + ")";
+  }
+
+  private String last() {
+    if (lastStatus == null) {
+      return "no attempt was made";
+    }
+    String last = "last failure " + lastStatus.getCode() + ": " + lastStatus.getDescription();
+    if (lastNodeStatus != null && lastNodeStatus != lastStatus) {
+      last += "; last answer from a node " + lastNodeStatus.getCode() + ": "
+          + lastNodeStatus.getDescription();
+    }
+    return last;
+  }
+
+  private ShaleTimeoutException timeout() {
+    return new ShaleTimeoutException("no answer within the deadline of " + s.deadline().toMillis()
+        + " ms" + where() + "; " + last() + ". A write may or may not have been applied.",
+        lastFailure);
+  }
+
+  private ShaleException exhausted() {
+    if (lastStatus.getCode() == Status.Code.DEADLINE_EXCEEDED) {
+      return timeout();
+    }
+    if (lastNodeTrailers != null
+        && ErrorTrailers.NO_LEADER.equals(lastNodeTrailers.get(ErrorTrailers.ERROR))) {
+      return new NotLeaderException("the cluster has no leader reachable" + where() + "; "
+          + last() + ". Check that a majority of nodes run (shalectl status).", lastFailure);
+    }
+    return new ShaleException("no node could serve the request" + where() + "; " + last(),
+        lastFailure);
+  }
+
+  private ShaleException refused(Metadata trailers) {
+    String error = trailers == null ? null : trailers.get(ErrorTrailers.ERROR);
+    String d = lastStatus.getDescription();
+    if (lastStatus.getCode() == Status.Code.INVALID_ARGUMENT) {
+      if (ErrorTrailers.KEY_TOO_LARGE.equals(error)) {
+        return new KeyTooLargeException(d, lastFailure);
+      }
+      if (ErrorTrailers.VALUE_TOO_LARGE.equals(error)) {
+        return new ValueTooLargeException(d, lastFailure);
+      }
+      return new InvalidRequestException(d, lastFailure);
+    }
+    return new ShaleException(lastStatus.getCode() + ": " + d + where(), lastFailure);
+  }
+
+  private WriteThrottledException throttled(Metadata trailers, long retryAfterMillis) {
+    String node = trailers == null ? null : trailers.get(ErrorTrailers.THROTTLED_NODE);
+    String cause = trailers == null ? null : trailers.get(ErrorTrailers.THROTTLE_CAUSE);
+    return new WriteThrottledException(lastStatus.getDescription() + where() + " after "
+        + throttleRetries + " throttled retr" + (throttleRetries == 1 ? "y" : "ies") + " ("
+        + throttleWaitedMillis + " ms waited)", node, cause, Duration.ofMillis(retryAfterMillis),
+        lastFailure);
+  }
+
+  /** The server's hint: its trailer, else the description's "retry after N ms", else 100 ms. */
+  private static long retryAfterMillis(Status status, Metadata trailers) {
+    String hint = trailers == null ? null : trailers.get(ErrorTrailers.RETRY_AFTER_MS);
+    if (hint != null) {
+      try {
+        return Long.parseLong(hint);
+      } catch (NumberFormatException ignored) {
+        // fall through to the description
+      }
+    }
+    Matcher m = RETRY_AFTER.matcher(String.valueOf(status.getDescription()));
+    return m.find() ? Long.parseLong(m.group(1)) : 100;
+  }
+}
