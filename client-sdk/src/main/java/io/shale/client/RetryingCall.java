@@ -172,8 +172,9 @@ final class RetryingCall<T> {
         lastFailure);
   }
 
+  /** Attempts spent: a timeout if the call's deadline passed too, else unavailability. */
   private ShaleException exhausted() {
-    if (lastStatus.getCode() == Status.Code.DEADLINE_EXCEEDED) {
+    if (System.nanoTime() >= deadlineNanos) {
       return timeout();
     }
     if (lastNodeTrailers != null
@@ -181,8 +182,8 @@ final class RetryingCall<T> {
       return new NotLeaderException("the cluster has no leader reachable" + where() + "; "
           + last() + ". Check that a majority of nodes run (shalectl status).", lastFailure);
     }
-    return new ShaleException("no node could serve the request" + where() + "; " + last(),
-        lastFailure);
+    return new ShaleUnavailableException("no node could serve the request" + where() + "; "
+        + last(), lastFailure);
   }
 
   private ShaleException refused(Metadata trailers) {

@@ -9,7 +9,7 @@ import io.shale.client.Expectation;
 import io.shale.client.ReadConsistency;
 import io.shale.client.RetryPolicy;
 import io.shale.client.ShaleClient;
-import io.shale.client.ShaleException;
+import io.shale.client.ShaleUnavailableException;
 import io.shale.client.ShaleTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -142,7 +142,7 @@ class ShaleClientFailoverTest {
 
     start = System.nanoTime();
     assertThatThrownBy(() -> fewAttempts.put("k", "after"))
-        .isInstanceOf(ShaleException.class)
+        .isInstanceOf(ShaleUnavailableException.class)
         .hasMessageContaining("3 attempts")
         .hasMessageContaining(cluster.endpoints().get(0));
     assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(3500L);

@@ -1,0 +1,174 @@
+package io.shale.ops.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shale.testing.ShaleCluster;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * shalectl's commands, run as a user types them (the same command line the script runs),
+ * against a real 3-node cluster: their output in both formats and their exit codes.
+ */
+class ShalectlTest {
+  @RegisterExtension
+  static final ShaleCluster cluster = ShaleCluster.builder().nodes(3).build();
+
+  @TempDir
+  Path dir;
+
+  record Result(int code, String out, String err) {}
+
+  static Result run(String... args) {
+    List<String> all = new ArrayList<>(List.of("--endpoints",
+        String.join(",", cluster.endpoints())));
+    all.addAll(List.of(args));
+    CommandLine cl = Shalectl.commandLine();
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    cl.setOut(new PrintWriter(out));
+    cl.setErr(new PrintWriter(err));
+    int code = cl.execute(all.toArray(String[]::new));
+    return new Result(code, out.toString(), err.toString());
+  }
+
+  @Test
+  void putGetDelWithExitCodes() throws Exception {
+    assertThat(run("put", "cli/a", "hello")).isEqualTo(new Result(0, "OK\n", ""));
+    assertThat(run("get", "cli/a")).isEqualTo(new Result(0, "hello\n", ""));
+    Result json = run("get", "cli/a", "-o", "json");
+    assertThat(json.code()).isZero();
+    assertThat(json.out()).matches("\\{\"key\":\"cli/a\",\"value\":\"hello\",\"mod_index\":\\d+}\n");
+    Result missing = run("get", "cli/none");
+    assertThat(missing.code()).isEqualTo(3);
+    assertThat(missing.err()).contains("key 'cli/none' not found");
+    assertThat(run("del", "cli/a").code()).isZero();
+    assertThat(run("get", "cli/a").code()).isEqualTo(3);
+
+    Path file = dir.resolve("value.bin");
+    Files.write(file, "from a file\twith a tab".getBytes());
+    assertThat(run("put", "cli/f", "--file", file.toString()).code()).isZero();
+    assertThat(run("get", "cli/f", "-o", "json").out()).contains("\"value\":\"from a file\\twith a tab\"");
+    assertThat(run("get", "cli/f", "--stale").code()).isZero();
+  }
+
+  @Test
+  void scanAndRangeDeletes() {
+    for (int i = 0; i < 12; i++) {
+      assertThat(run("put", String.format("scan/%02d", i), "v" + i).code()).isZero();
+    }
+    Result all = run("scan", "--prefix", "scan/");
+    assertThat(all.code()).isZero();
+    assertThat(all.out().lines()).hasSize(12).first().isEqualTo("scan/00\tv0");
+    assertThat(run("scan", "--prefix", "scan/", "--limit", "3", "--keys-only").out())
+        .isEqualTo("scan/00\nscan/01\nscan/02\n");
+    assertThat(run("scan", "--from", "scan/05", "--to", "scan/08", "--reverse").out())
+        .isEqualTo("scan/07\tv7\nscan/06\tv6\nscan/05\tv5\n");
+    assertThat(run("scan", "--prefix", "scan/1", "-o", "json").out())
+        .isEqualTo("[{\"key\":\"scan/10\",\"value\":\"v10\"},{\"key\":\"scan/11\",\"value\":\"v11\"}]\n");
+    assertThat(run("del", "--from", "scan/00", "--to", "scan/06").code()).isZero();
+    assertThat(run("scan", "--prefix", "scan/", "--keys-only").out().lines()).hasSize(6);
+    assertThat(run("del", "--prefix", "scan/").code()).isZero();
+    assertThat(run("scan", "--prefix", "scan/").out()).isEmpty();
+  }
+
+  @Test
+  void compareAndSet() {
+    assertThat(run("cas", "cas/k", "1", "--expect-absent")).isEqualTo(new Result(0, "OK\n", ""));
+    Result failed = run("cas", "cas/k", "2", "--expect-absent");
+    assertThat(failed.code()).isEqualTo(4);
+    assertThat(failed.out()).startsWith("NOT APPLIED: cas/k = 1 (mod index ");
+    assertThat(run("cas", "cas/k", "2", "--expect", "1").code()).isZero();
+    String index = run("get", "cas/k", "-o", "json").out().replaceAll("(?s).*\"mod_index\":(\\d+).*", "$1").strip();
+    assertThat(run("cas", "cas/k", "3", "--expect-mod-index", index).code()).isZero();
+    assertThat(run("cas", "cas/k", "4", "--expect-mod-index", index, "-o", "json").out())
+        .startsWith("{\"applied\":false,\"current\":{\"key\":\"cas/k\",\"value\":\"3\"");
+    assertThat(run("cas", "cas/k", "--delete", "--expect", "3").code()).isZero();
+    assertThat(run("get", "cas/k").code()).isEqualTo(3);
+  }
+
+  @Test
+  void statusMembersStatsSnapshotCompactAndLeaderTransfer() throws Exception {
+    Result status = run("status");
+    assertThat(status.code()).as(status.err()).isZero();
+    List<String> lines = status.out().lines().toList();
+    assertThat(lines.get(0)).startsWith("ID").contains("ADDRESS", "ROLE", "TERM", "APPLIED",
+        "WRITE PRESSURE", "L0 FILES", "PENDING COMPACTION");
+    assertThat(lines).hasSize(4);
+    assertThat(lines.stream().filter(l -> l.contains("LEADER")).count()).isEqualTo(1);
+    assertThat(lines.subList(1, 4)).allMatch(l -> l.contains("NORMAL"));
+    assertThat(run("status", "-o", "json").out()).startsWith("[{\"id\":\"n")
+        .contains("\"role\":\"LEADER\"", "\"level0_files\":", "\"bloom_bytes_per_level\":[");
+
+    Result members = run("members", "list");
+    assertThat(members.out().lines()).hasSize(4);
+    String leader = cluster.leader();
+    assertThat(members.out().lines().filter(l -> l.endsWith("*")).findFirst().orElseThrow())
+        .startsWith(leader);
+
+    for (int i = 0; i < 30; i++) {
+      run("put", "stats/" + i, "x".repeat(100));
+    }
+    Result snapshot = run("snapshot", "--node", "n1");
+    assertThat(snapshot.code()).as(snapshot.err()).isZero();
+    assertThat(snapshot.out()).matches("snapshot at index [1-9]\\d*\n");
+    assertThat(run("compact", "--node", "n2").code()).isZero();
+    Result stats = run("stats", "--node", "n2");
+    assertThat(stats.out()).startsWith("n2 (").contains("compaction written, keys",
+        "compaction written, values", "LEVEL", "BLOOM MEMORY", "L0", "L6");
+    assertThat(run("stats", "--node", "n2", "-o", "json").out())
+        .contains("\"compaction_key_bytes_written\":", "\"bloom_bytes_per_level\":[");
+
+    String target = cluster.runningNodes().stream().filter(n -> !n.equals(leader)).findFirst()
+        .orElseThrow();
+    Result transfer = run("leader", "transfer", target);
+    assertThat(transfer).isEqualTo(new Result(0, "leader: " + target + "\n", ""));
+    assertThat(cluster.leader()).isEqualTo(target);
+  }
+
+  @Test
+  void usageErrorsAndHelp() {
+    Result help = run("--help");
+    assertThat(help.code()).isZero();
+    assertThat(help.out()).contains("put", "get", "del", "scan", "cas", "status", "members",
+        "leader", "snapshot", "compact", "stats", "Exit codes:");
+    for (String command : List.of("put", "get", "del", "scan", "cas", "status", "stats",
+        "snapshot", "compact")) {
+      Result h = run(command, "--help");
+      assertThat(h.code()).as(command).isZero();
+      assertThat(h.out()).as(command).startsWith("Usage: shalectl " + command);
+    }
+    assertThat(run("members", "add", "--help").out()).contains("--raft-address");
+    Result noValue = run("put", "k");
+    assertThat(noValue.code()).isEqualTo(2);
+    assertThat(noValue.err()).contains("put needs a VALUE or --file");
+    assertThat(run("scan").code()).isEqualTo(2);
+    assertThat(run("frobnicate").code()).isEqualTo(2);
+    Result badOutput = run("get", "k", "-o", "xml");
+    assertThat(badOutput.code()).isEqualTo(2);
+    assertThat(badOutput.err()).contains("--output must be table or json");
+    Result tooLarge = run("put", "k".repeat(70_000), "v");
+    assertThat(tooLarge.code()).isEqualTo(2);
+    assertThat(tooLarge.err()).contains("limits.max_key_size");
+  }
+
+  @Test
+  void anUnreachableClusterIsExitCode5() {
+    CommandLine cl = Shalectl.commandLine();
+    StringWriter err = new StringWriter();
+    cl.setErr(new PrintWriter(err));
+    cl.setOut(new PrintWriter(new StringWriter()));
+    int code = cl.execute("--endpoints", "127.0.0.1:1", "--deadline", "2s", "get", "k");
+    assertThat(code).isEqualTo(5);
+    assertThat(err.toString()).startsWith("shalectl: no node could serve the request")
+        .contains("127.0.0.1:1");
+  }
+}
