@@ -159,6 +159,9 @@ final class RetryingCall<T> {
       return "no attempt was made";
     }
     String last = "last failure " + lastStatus.getCode() + ": " + lastStatus.getDescription();
+    if (lastStatus.getCause() != null) { // a transport failure: say what the socket said
+      last += " (" + lastStatus.getCause().getMessage() + ")";
+    }
     if (lastNodeStatus != null && lastNodeStatus != lastStatus) {
       last += "; last answer from a node " + lastNodeStatus.getCode() + ": "
           + lastNodeStatus.getDescription();

@@ -145,7 +145,7 @@ final class ClusterCommands {
         EngineSummary e = n.getEngine();
         out.line(n.getMember().getId() + " (" + n.getRole() + "), persisted index "
             + e.getPersistedIndex());
-        out.table(List.of("", "VALUE"), List.of(
+        out.table(List.of("ENGINE", "VALUE"), List.of(
             Shalectl.row("memtable", Output.bytes(e.getMemtableBytes())),
             Shalectl.row("tables", Output.bytes(e.getTableBytes())),
             Shalectl.row("compactions in progress", e.getCompactionsInProgress()),

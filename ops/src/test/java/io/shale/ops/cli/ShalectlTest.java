@@ -135,6 +135,21 @@ class ShalectlTest {
   }
 
   @Test
+  void membersAddAndRemoveANodeStartedToJoin() throws Exception {
+    var peer = cluster.local().newPeer("n4");
+    cluster.local().startJoining("n4");
+    Result added = run("members", "add", "n4", "--raft-address", peer.raftAddress(),
+        "--api-address", peer.apiAddress());
+    assertThat(added.code()).as(added.err()).isZero();
+    assertThat(added.out()).contains("n4  " + peer.raftAddress() + "  " + peer.apiAddress());
+    assertThat(run("members", "list", "-o", "json").out()).contains("\"id\":\"n4\"");
+    Result removed = run("members", "remove", "n4");
+    assertThat(removed.code()).as(removed.err()).isZero();
+    assertThat(removed.out()).doesNotContain("n4");
+    cluster.stop("n4");
+  }
+
+  @Test
   void usageErrorsAndHelp() {
     Result help = run("--help");
     assertThat(help.code()).isZero();
