@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Builds shale/jre17:local, a Debian bookworm + OpenJDK 17 runtime image, without any container
+# registry: debootstrap fetches the packages from the Debian mirror apt already uses, and
+# `docker import` turns the tree into an image. Skips the work when the image exists (--force
+# rebuilds). About a minute; needs root, debootstrap and a running Docker engine.
+#   ops/docker/build-base-image.sh [--force] [--tag TAG]
+set -euo pipefail
+TAG="shale/jre17:local"
+FORCE=0
+while (( $# )); do
+  case "$1" in
+    --force) FORCE=1; shift ;;
+    --tag) TAG="$2"; shift 2 ;;
+    *) echo "usage: $0 [--force] [--tag TAG]" >&2; exit 2 ;;
+  esac
+done
+say() { printf 'build-base-image: %s\n' "$*"; }
+
+command -v docker > /dev/null || { say "docker is not installed (apt-get install docker.io)"; exit 1; }
+docker info > /dev/null 2>&1 || { say "no Docker engine answers (start dockerd)"; exit 1; }
+if (( ! FORCE )) && docker image inspect "$TAG" > /dev/null 2>&1; then
+  say "$TAG exists; nothing to do (--force rebuilds)"
+  exit 0
+fi
+command -v debootstrap > /dev/null || { say "debootstrap is not installed (apt-get install debootstrap)"; exit 1; }
+[[ $(id -u) -eq 0 ]] || { say "debootstrap needs root"; exit 1; }
+
+# The mirror apt uses here (deb822 sources first, then the classic list).
+MIRROR=""
+if [[ -f /etc/apt/sources.list.d/debian.sources ]]; then
+  MIRROR="$(sed -nE 's/^URIs:[[:space:]]*([^[:space:]]+).*/\1/p' /etc/apt/sources.list.d/debian.sources | head -1)"
+fi
+if [[ -z $MIRROR && -f /etc/apt/sources.list ]]; then
+  MIRROR="$(sed -nE 's/^deb[[:space:]]+(\[[^]]*\][[:space:]]+)?([^[:space:]]+)[[:space:]]+[a-z]+[[:space:]]+main.*/\2/p' /etc/apt/sources.list | head -1)"
+fi
+MIRROR="${MIRROR:-http://deb.debian.org/debian}"
+
+ROOTFS="$(mktemp -d /tmp/shale-jre17-rootfs.XXXXXX)"
+trap 'rm -rf "$ROOTFS"' EXIT
+start=$SECONDS
+say "debootstrap bookworm (minbase + openjdk-17-jre-headless) from $MIRROR ..."
+debootstrap --variant=minbase --include=openjdk-17-jre-headless bookworm "$ROOTFS" "$MIRROR" \
+  > "$ROOTFS.log" 2>&1 || { tail -n 30 "$ROOTFS.log" >&2; say "debootstrap failed (log above)"; exit 1; }
+rm -f "$ROOTFS.log"
+# What a runtime image does not need.
+rm -rf "$ROOTFS"/usr/share/doc/* "$ROOTFS"/usr/share/man/* "$ROOTFS"/usr/share/info/* \
+  "$ROOTFS"/usr/share/locale/* "$ROOTFS"/var/cache/apt/archives/*.deb "$ROOTFS"/var/lib/apt/lists/*
+say "importing as $TAG ..."
+tar -C "$ROOTFS" --numeric-owner -c . | docker import \
+  -c 'ENV JAVA_HOME=/usr/lib/jvm/java-17-openjdk-amd64' \
+  -c 'ENV PATH=/usr/lib/jvm/java-17-openjdk-amd64/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+  -c 'ENV LANG=C.UTF-8' - "$TAG" > /dev/null
+say "$TAG built in $((SECONDS - start)) s ($(docker image inspect -f '{{.Size}}' "$TAG" | awk '{printf "%d MB", $1/1000000}'))"
