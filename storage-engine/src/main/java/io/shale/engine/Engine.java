@@ -163,6 +163,7 @@ public final class Engine implements ReadView, AutoCloseable {
         this::pressureFraction);
     this.eventLog = new EventLog(dir, 16L << 20);
     this.metrics = new EngineMetrics(registry, numLevels, new MetricsSource());
+    metrics.writePressureThresholds(options.writePressure());
     this.lastApplied = versions.persistedAppliedIndex();
     this.mutable = new Memtable(nextMemtableId++);
     this.readState = new ReadState(mutable, List.of(), versions.acquireCurrent());

@@ -110,6 +110,22 @@ public final class EngineMetrics {
     return registry;
   }
 
+  /**
+   * The write-pressure thresholds as gauges ({@code lsm.write_pressure.threshold} by kind), so a
+   * dashboard or an alert draws L0 files and pending compaction bytes against them.
+   */
+  public void writePressureThresholds(io.shale.engine.pressure.WritePressureOptions p) {
+    threshold("level0_slowdown_files", p.level0SlowdownWritesTrigger());
+    threshold("level0_stop_files", p.level0StopWritesTrigger());
+    threshold("soft_pending_compaction_bytes", p.softPendingCompactionBytesLimit());
+    threshold("hard_pending_compaction_bytes", p.hardPendingCompactionBytesLimit());
+  }
+
+  private void threshold(String kind, double value) {
+    Gauge.builder("lsm.write_pressure.threshold", () -> value).tag("kind", kind)
+        .register(registry);
+  }
+
   /** One Bloom probe on {@code level}: {@code passed} if the filter said maybe. */
   public void bloomCheck(int level, boolean passed) {
     bloomChecks[level].increment();
