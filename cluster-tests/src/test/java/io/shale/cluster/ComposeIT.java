@@ -1,0 +1,146 @@
+package io.shale.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shale.ops.cli.Shalectl;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * docker-compose.yml itself: `docker-compose up` of its three nodes (the image built by compose
+ * from ops/docker/Dockerfile on the local base image), then shalectl against the published
+ * ports. Prometheus and Grafana come up too when their images are present (nothing can be pulled
+ * here); otherwise that test is skipped saying so.
+ */
+class ComposeIT {
+  private static final String PROJECT = "shale-compose-it";
+  private static final String ENDPOINTS = "127.0.0.1:7201,127.0.0.1:7202,127.0.0.1:7203";
+  private static List<String> compose;
+  private static String baseImage;
+
+  record Result(int code, String out) {}
+
+  static Result run(List<String> command) throws Exception {
+    ProcessBuilder pb = new ProcessBuilder(command).directory(DockerCluster.root().toFile())
+        .redirectErrorStream(true);
+    pb.environment().put("SHALE_BASE_IMAGE", baseImage);
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!p.waitFor(10, TimeUnit.MINUTES)) {
+      p.destroyForcibly();
+      throw new AssertionError(command + " did not finish within 10 minutes:\n" + out);
+    }
+    return new Result(p.exitValue(), out);
+  }
+
+  static Result compose(String... args) throws Exception {
+    List<String> c = new ArrayList<>(compose);
+    c.addAll(List.of("-p", PROJECT, "-f", "docker-compose.yml"));
+    c.addAll(List.of(args));
+    return run(c);
+  }
+
+  /** `docker-compose` (v1, Debian's) or `docker compose` (v2), whichever answers. */
+  private static List<String> composeCommand() throws Exception {
+    for (List<String> c : List.of(List.of("docker-compose"), List.of("docker", "compose"))) {
+      List<String> version = new ArrayList<>(c);
+      version.add("version");
+      try {
+        if (run(version).code() == 0) {
+          return c;
+        }
+      } catch (java.io.IOException notInstalled) {
+        // try the next
+      }
+    }
+    return null;
+  }
+
+  static Result shalectl(String... args) {
+    List<String> all = new ArrayList<>(List.of("--endpoints", ENDPOINTS));
+    all.addAll(List.of(args));
+    StringWriter out = new StringWriter();
+    var cl = Shalectl.commandLine();
+    cl.setOut(new PrintWriter(out));
+    cl.setErr(new PrintWriter(out));
+    return new Result(cl.execute(all.toArray(String[]::new)), out.toString());
+  }
+
+  @BeforeAll
+  static void up() throws Exception {
+    baseImage = DockerCluster.requireDockerAndBaseImage();
+    compose = composeCommand();
+    DockerCluster.require(compose != null, "neither docker-compose nor docker compose is "
+        + "installed (apt-get install docker-compose): compose test skipped");
+    compose("down", "-v"); // a previous run's leftovers
+    Result up = compose("up", "-d", "--build", "n1", "n2", "n3");
+    assertThat(up.code()).as(up.out()).isZero();
+  }
+
+  @AfterAll
+  static void down() throws Exception {
+    if (compose != null) {
+      compose("down", "-v");
+    }
+  }
+
+  @Test
+  void threeNodesFromTheComposeFileServeAndShalectlShowsThem() throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    Result status = shalectl("--deadline", "3s", "status");
+    while (status.code() != 0 && System.nanoTime() < deadline) {
+      Thread.sleep(1000);
+      status = shalectl("--deadline", "3s", "status");
+    }
+    assertThat(status.code()).as(status.out()).isZero();
+    List<String> lines = status.out().lines().toList();
+    System.out.println("shalectl status against docker-compose.yml's cluster:\n" + status.out());
+    assertThat(lines).hasSize(4);
+    assertThat(lines.subList(1, 4)).extracting(l -> l.split("\\s+")[0])
+        .containsExactly("n1", "n2", "n3");
+    assertThat(lines.stream().filter(l -> l.contains("LEADER")).count()).isEqualTo(1);
+    assertThat(shalectl("put", "compose/k", "v").code()).isZero();
+    assertThat(shalectl("get", "compose/k")).isEqualTo(new Result(0, "v\n"));
+    Result ps = compose("ps");
+    assertThat(ps.out()).contains("healthy");
+  }
+
+  @Test
+  void prometheusScrapesTheNodesWhenItsImageIsPresent() throws Exception {
+    for (String image : List.of("prom/prometheus:v2.53.2", "grafana/grafana:11.2.0")) {
+      Assumptions.assumeTrue(DockerCluster.imageExists(image), image + " is not present and "
+          + "cannot be pulled here: Prometheus and Grafana left out of the compose test");
+    }
+    Result up = compose("up", "-d", "prometheus", "grafana");
+    assertThat(up.code()).as(up.out()).isZero();
+    HttpClient http = HttpClient.newHttpClient();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    String targets = "";
+    while (System.nanoTime() < deadline) {
+      try {
+        targets = http.send(HttpRequest.newBuilder(URI.create(
+            "http://127.0.0.1:9090/api/v1/targets")).build(),
+            HttpResponse.BodyHandlers.ofString()).body();
+        if (targets.split("\"health\":\"up\"", -1).length - 1 == 3) {
+          break;
+        }
+      } catch (java.io.IOException notYet) {
+        // Prometheus still starting
+      }
+      Thread.sleep(1000);
+    }
+    assertThat(targets.split("\"health\":\"up\"", -1).length - 1).as(targets).isEqualTo(3);
+  }
+}
