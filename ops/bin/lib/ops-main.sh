@@ -4,7 +4,8 @@
 #   ops_build_if_needed         only the build: mvn -q -pl ops -am package -DskipTests, when the
 #                               build is missing or a pom or main source file is newer than it.
 #   ops_java CLASS ARGS...      runs Java on CLASS (not exec'd), from the repository root.
-# Environment: JAVA_OPTS (extra JVM options), SHALE_SKIP_BUILD=1 (never build).
+# Environment: JAVA_OPTS (extra JVM options), SHALE_SKIP_BUILD=1 (never build),
+# SHALE_BUILD_PROGRESS=1 (name each module as it builds instead of staying quiet).
 # Relative paths in the arguments are resolved by the program against the caller's directory,
 # passed as -Dshale.ops.cwd; the measured engine revision goes in -Dshale.ops.revision.
 
@@ -29,7 +30,17 @@ ops_build_if_needed() {
   # Taken before the build: a source edited during the build is newer, so the next run rebuilds.
   local started
   started="$(mktemp "$SHALE_ROOT/ops/target/.ops-tools-build.XXXXXX")"
-  if ! (cd "$SHALE_ROOT" && mvn -q -pl ops -am package -DskipTests); then
+  local ok=1
+  if [[ "${SHALE_BUILD_PROGRESS:-0}" == 1 ]]; then
+    # One line per module instead of Maven's output, which goes to a log shown if it fails.
+    local log="$SHALE_ROOT/ops/target/build.log"
+    (cd "$SHALE_ROOT" && mvn -B -ntp -pl ops -am package -DskipTests) 2>&1 | tee "$log" \
+      | sed -nE 's/^\[INFO\] Building (Shale [^ ]+) .*/      building \1 .../p' || true
+    grep -q '^\[INFO\] BUILD SUCCESS' "$log" || { tail -n 40 "$log" >&2; ok=0; }
+  else
+    (cd "$SHALE_ROOT" && mvn -q -pl ops -am package -DskipTests) || ok=0
+  fi
+  if (( ! ok )); then
     rm -f "$started"
     echo "$script: the build failed" >&2
     exit 1
