@@ -195,6 +195,21 @@ final class DockerCluster implements AutoCloseable {
     docker().startContainerCmd(containerId(id)).exec();
   }
 
+  /** SIGSTOP for every process of the container (the cgroup freezer): a node that hangs. */
+  void pause(String id) {
+    docker().pauseContainerCmd(containerId(id)).exec();
+  }
+
+  void unpause(String id) {
+    docker().unpauseContainerCmd(containerId(id)).exec();
+  }
+
+  /** Whether the container runs (not killed or stopped). */
+  boolean running(String id) {
+    Boolean r = docker().inspectContainerCmd(containerId(id)).exec().getState().getRunning();
+    return Boolean.TRUE.equals(r);
+  }
+
   void disconnect(String id) {
     docker().disconnectFromNetworkCmd().withNetworkId(network.getId())
         .withContainerId(containerId(id)).withForce(true).exec();
