@@ -35,7 +35,7 @@ ops_build_if_needed() {
     # One line per module instead of Maven's output, which goes to a log shown if it fails.
     local log="$SHALE_ROOT/ops/target/build.log"
     (cd "$SHALE_ROOT" && mvn -B -ntp -pl ops -am package -DskipTests) 2>&1 | tee "$log" \
-      | sed -nE 's/^\[INFO\] Building (Shale [^ ]+) .*/      building \1 .../p' || true
+      | sed -unE 's/^\[INFO\] Building (Shale [^ ]+) .*/      building \1 .../p' || true
     grep -q '^\[INFO\] BUILD SUCCESS' "$log" || { tail -n 40 "$log" >&2; ok=0; }
   else
     (cd "$SHALE_ROOT" && mvn -q -pl ops -am package -DskipTests) || ok=0

@@ -20,13 +20,19 @@ import java.util.concurrent.TimeUnit;
  * compactions. Obtained from {@link ShaleClient#cluster()}; thread-safe.
  *
  * <p>Membership changes go to the leader through the answering node. {@link #snapshot} and
- * {@link #compact} act on the node named (null: the answering node).
+ * {@link #compact} act on the node named (null: the answering node). Reads (status, members)
+ * are retried like any call; changes are tried once, within the whole deadline, since a
+ * repeated membership change or compaction could fail after the first one succeeded, or act on
+ * another node.
  */
 public final class ClusterAdmin {
   private final RetryingCall.Settings settings;
+  /** For what must not be repeated blindly: membership, leadership, snapshot, compaction. */
+  private final RetryingCall.Settings once;
 
   ClusterAdmin(RetryingCall.Settings settings) {
     this.settings = settings;
+    this.once = settings.singleAttempt();
   }
 
   private ClusterGrpc.ClusterFutureStub stub(io.grpc.Channel ch, long timeoutMillis) {
@@ -66,7 +72,7 @@ public final class ClusterAdmin {
     AddMemberRequest req = AddMemberRequest.newBuilder().setMember(
         io.shale.client.proto.Member.newBuilder().setId(m.id()).setRaftAddress(m.raftAddress())
             .setApiAddress(m.apiAddress())).build();
-    return RetryingCall.start(settings, "addMember", (ch, t) -> stub(ch, t).addMember(req))
+    return RetryingCall.start(once, "addMember", (ch, t) -> stub(ch, t).addMember(req))
         .thenApply(ClusterAdmin::members);
   }
 
@@ -76,7 +82,7 @@ public final class ClusterAdmin {
 
   public CompletableFuture<Members> removeMemberAsync(String id) {
     RemoveMemberRequest req = RemoveMemberRequest.newBuilder().setId(id).build();
-    return RetryingCall.start(settings, "removeMember", (ch, t) -> stub(ch, t).removeMember(req))
+    return RetryingCall.start(once, "removeMember", (ch, t) -> stub(ch, t).removeMember(req))
         .thenApply(ClusterAdmin::members);
   }
 
@@ -87,7 +93,7 @@ public final class ClusterAdmin {
   /** Makes {@code id} the leader; completes once the answering node knows it leads. */
   public CompletableFuture<Members> transferLeadershipAsync(String id) {
     TransferLeadershipRequest req = TransferLeadershipRequest.newBuilder().setId(id).build();
-    return RetryingCall.start(settings, "transferLeadership",
+    return RetryingCall.start(once, "transferLeadership",
         (ch, t) -> stub(ch, t).transferLeadership(req)).thenApply(ClusterAdmin::members);
   }
 
@@ -99,7 +105,7 @@ public final class ClusterAdmin {
   public CompletableFuture<Long> snapshotAsync(String nodeId) {
     SnapshotRequest req = SnapshotRequest.newBuilder()
         .setNodeId(nodeId == null ? "" : nodeId).build();
-    return RetryingCall.start(settings, "snapshot", (ch, t) -> stub(ch, t).snapshot(req))
+    return RetryingCall.start(once, "snapshot", (ch, t) -> stub(ch, t).snapshot(req))
         .thenApply(r -> r.getIndex());
   }
 
@@ -111,7 +117,7 @@ public final class ClusterAdmin {
   public CompletableFuture<Void> compactAsync(String nodeId) {
     CompactRequest req = CompactRequest.newBuilder().setNodeId(nodeId == null ? "" : nodeId)
         .build();
-    return RetryingCall.start(settings, "compact", (ch, t) -> stub(ch, t).compact(req))
+    return RetryingCall.start(once, "compact", (ch, t) -> stub(ch, t).compact(req))
         .thenApply(r -> null);
   }
 

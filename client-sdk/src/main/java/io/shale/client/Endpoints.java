@@ -19,10 +19,18 @@ final class Endpoints implements AutoCloseable {
   private final List<String> addresses;
   private final List<ManagedChannel> channels;
   private volatile int preferred;
+  /** When each endpoint last failed (nanoTime), 0 if never. */
+  private final long[] failedAt;
+  /**
+   * A failed endpoint is not preferred again this soon, even if a node still names it leader:
+   * followers name the old leader until their election timeout passes.
+   */
+  private static final long FAILED_RECENTLY_NANOS = 3_000_000_000L;
 
   Endpoints(List<String> addresses, Function<String, ManagedChannel> open) {
     this.addresses = List.copyOf(addresses);
     this.channels = this.addresses.stream().map(open).toList();
+    this.failedAt = new long[this.addresses.size()];
   }
 
   List<String> addresses() {
@@ -44,6 +52,7 @@ final class Endpoints implements AutoCloseable {
 
   /** The endpoint at {@code endpoint} failed: later calls start at the next one. */
   void failed(int endpoint) {
+    failedAt[endpoint] = System.nanoTime();
     if (preferred == endpoint) {
       preferred = (endpoint + 1) % channels.size();
     }
@@ -52,7 +61,7 @@ final class Endpoints implements AutoCloseable {
   /** The leader serves at {@code apiAddress}: prefer it if it is a configured endpoint. */
   void leaderAt(String apiAddress) {
     int i = addresses.indexOf(apiAddress);
-    if (i >= 0) {
+    if (i >= 0 && (failedAt[i] == 0 || System.nanoTime() - failedAt[i] > FAILED_RECENTLY_NANOS)) {
       preferred = i;
     }
   }

@@ -33,7 +33,17 @@ final class RetryingCall<T> {
   /** The settings a call runs under: one per client. */
   record Settings(Endpoints endpoints, Duration deadline, RetryPolicy retry,
       ThrottlePolicy throttle, ScheduledExecutorService timer, ClientMetrics metrics,
-      Runnable onEndpointFailure) {}
+      Runnable onEndpointFailure) {
+    /**
+     * For requests that must not be repeated blindly (membership changes, or a compaction of
+     * "the answering node", which a retry would send to another node): one attempt, which may
+     * take the whole deadline.
+     */
+    Settings singleAttempt() {
+      return new Settings(endpoints, deadline, new RetryPolicy(1, Duration.ZERO, Duration.ZERO,
+          deadline), ThrottlePolicy.failFast(), timer, metrics, onEndpointFailure);
+    }
+  }
 
   private static final Pattern RETRY_AFTER = Pattern.compile("retry after (\\d+) ms");
 
@@ -43,7 +53,12 @@ final class RetryingCall<T> {
   private final CompletableFuture<T> result = new CompletableFuture<>();
   private final long startNanos = System.nanoTime();
   private final long deadlineNanos;
+  /** Attempts sent, throttled ones included (for messages). */
   private int attempts;
+  /** Attempts that failed for a transient reason: what the RetryPolicy bounds. */
+  private int transientFailures;
+  /** An earlier attempt may have been applied (it timed out, or a node failed to commit it). */
+  private boolean ambiguous;
   private int throttleRetries;
   private long throttleWaitedMillis;
   private Status lastStatus;
@@ -103,8 +118,14 @@ final class RetryingCall<T> {
       lastNodeStatus = lastStatus;
       lastNodeTrailers = trailers;
     }
-    switch (lastStatus.getCode()) {
+    boolean throttled = lastStatus.getCode() == Status.Code.RESOURCE_EXHAUSTED && trailers != null
+        && ErrorTrailers.WRITE_THROTTLED.equals(trailers.get(ErrorTrailers.ERROR));
+    switch (throttled ? Status.Code.RESOURCE_EXHAUSTED : lastStatus.getCode()) {
       case RESOURCE_EXHAUSTED -> {
+        if (!throttled) { // gRPC's own (a message too large): not the cluster's write pressure
+          fail(refused(trailers));
+          return;
+        }
         long wait = retryAfterMillis(lastStatus, trailers);
         if (throttleRetries < s.throttle().maxRetries()
             && throttleWaitedMillis + wait <= s.throttle().maxWait().toMillis()
@@ -112,16 +133,26 @@ final class RetryingCall<T> {
           throttleRetries++;
           throttleWaitedMillis += wait;
           retryAfter(wait, "WRITE_THROTTLED");
+        } else if (ambiguous) {
+          // This attempt was refused, but an earlier one may have reached the log and commit.
+          fail(new ShaleUnavailableException("write throttled" + where() + " after an earlier "
+              + "attempt's outcome was unknown, so it may or may not have been applied; "
+              + last(), lastFailure));
         } else {
           fail(throttled(trailers, wait));
         }
       }
       case UNAVAILABLE, DEADLINE_EXCEEDED -> {
+        transientFailures++;
+        if (!(lastStatus.getCause() instanceof java.net.ConnectException)) {
+          // Not a refused connection: the request may have reached a node before the failure.
+          ambiguous = true;
+        }
         s.endpoints().failed(endpoint);
         s.onEndpointFailure().run();
-        if (attempts < s.retry().maxAttempts()) {
-          retryAfter(s.retry().backoffMillis(attempts + 1, ThreadLocalRandom.current().nextLong()),
-              lastStatus.getCode().name());
+        if (transientFailures < s.retry().maxAttempts()) {
+          retryAfter(s.retry().backoffMillis(transientFailures + 1,
+              ThreadLocalRandom.current().nextLong()), lastStatus.getCode().name());
         } else {
           fail(exhausted());
         }

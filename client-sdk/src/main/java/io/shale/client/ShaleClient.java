@@ -429,7 +429,11 @@ public final class ShaleClient implements AutoCloseable {
   /** Stops the client: calls in flight fail, channels close. */
   @Override
   public void close() {
-    timer.shutdownNow();
     endpoints.close();
+    // Retries waiting for their backoff run now, on the closed channels, so their calls fail
+    // rather than never completing.
+    for (Runnable pending : timer.shutdownNow()) {
+      pending.run();
+    }
   }
 }

@@ -96,7 +96,7 @@ final class Nemesis extends Thread {
       case KILL_MAJORITY -> List.of(target, otherThan(target));
       case MIXED -> throw new IllegalStateException();
     };
-    for (String v : victims) {
+    for (String v : victims) { // a victim that fails to go down is healed below like the others
       switch (f) {
         case KILL_LEADER, KILL_FOLLOWER, KILL_MAJORITY -> cluster.kill(v);
         case PAUSE_LEADER -> cluster.pause(v);
@@ -105,13 +105,25 @@ final class Nemesis extends Thread {
       }
     }
     injected.add(f + " " + victims + " for " + holdMillis + " ms");
-    sleep(holdMillis);
-    for (String v : victims) {
-      switch (f) {
-        case KILL_LEADER, KILL_FOLLOWER, KILL_MAJORITY -> cluster.start(v);
-        case PAUSE_LEADER -> cluster.unpause(v);
-        case ISOLATE_LEADER -> cluster.reconnect(v);
-        case MIXED -> throw new IllegalStateException();
+    try {
+      sleep(holdMillis);
+    } finally {
+      // Heal every victim, even if healing one of them fails.
+      RuntimeException first = null;
+      for (String v : victims) {
+        try {
+          switch (f) {
+            case KILL_LEADER, KILL_FOLLOWER, KILL_MAJORITY -> cluster.start(v);
+            case PAUSE_LEADER -> cluster.unpause(v);
+            case ISOLATE_LEADER -> cluster.reconnect(v);
+            case MIXED -> throw new IllegalStateException();
+          }
+        } catch (RuntimeException e) {
+          first = first == null ? e : first;
+        }
+      }
+      if (first != null) {
+        throw first;
       }
     }
   }

@@ -28,6 +28,8 @@ final class Workload {
   private final AtomicInteger unknown = new AtomicInteger();
   private final List<Thread> threads = new ArrayList<>();
   private volatile boolean stop;
+  /** A malformed request: a bug in the test or the client, reported by {@link #finish}. */
+  private volatile RuntimeException bug;
   private final ShaleClient reads;
 
   Workload(ShaleClient client, String prefix, int processes, int keys, long seed) {
@@ -56,6 +58,9 @@ final class Workload {
     stop = true;
     for (Thread t : threads) {
       t.join(120_000);
+    }
+    if (bug != null) {
+      throw new AssertionError("a client sent a malformed request", bug);
     }
     synchronized (history) {
       return List.copyOf(history);
@@ -111,8 +116,9 @@ final class Workload {
               System.nanoTime()));
         }
         ok.incrementAndGet();
-      } catch (InvalidRequestException bug) {
-        throw bug;
+      } catch (InvalidRequestException e) {
+        bug = e;
+        return;
       } catch (WriteThrottledException refused) {
         // Refused before entering the log: it did not happen.
       } catch (RuntimeException indeterminate) {

@@ -145,6 +145,25 @@ class ShaleClientOperationsTest {
         .tag("outcome", "ok").timer().count()).isEqualTo(1);
   }
 
+  /**
+   * Pages end at 4 MiB of keys and values whatever their entry limit, so a page of large values
+   * never outgrows a gRPC message: 12 values of 1 MiB come in 3 pages of at most 4 or 5.
+   */
+  @Test
+  void scanPagesOfLargeValuesAreCutByBytes() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    ShaleClient client = cluster.newClient(b -> b.meterRegistry(registry));
+    byte[] mib = new byte[1 << 20];
+    for (int i = 0; i < 12; i++) {
+      mib[0] = (byte) i;
+      client.put(b(String.format("big/%02d", i)), mib);
+    }
+    List<Entry> all = client.scanPrefix("big/").stream().toList();
+    assertThat(all).hasSize(12);
+    assertThat(all.get(11).value()).hasSize(1 << 20).startsWith((byte) 11);
+    assertThat(pages(registry)).as("pages of at most 4 MiB + one value").isEqualTo(3);
+  }
+
   @Test
   void limitsAndBadRequestsFailWithTypedExceptionsNamingTheLimit(ShaleClient client) {
     assertThatThrownBy(() -> client.put(new byte[65 * 1024 + 1], b("v")))

@@ -192,7 +192,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
           + d.node() + " is STOPPED by " + d.cause() + " (measured " + d.measured()
           + ", threshold " + d.threshold() + "); retry after " + d.retryAfterMillis() + " ms");
     }
-    if (e instanceof ResourceUnavailableException) {
+    if (causedBy(e, ResourceUnavailableException.class)) {
       String node = division.getId().toString();
       registry.counter("shale.writes.throttled", "node", node, "cause",
           "RAFT_PENDING_REQUESTS").increment();
@@ -200,6 +200,15 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
           + "pending requests are full (" + e.getMessage() + "); retry after 100 ms");
     }
     return unavailable("the write was not committed: " + e, e);
+  }
+
+  private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (type.isInstance(t)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static StatusException throttled(String node, String cause, long retryAfterMillis,

@@ -67,6 +67,8 @@ import org.apache.ratis.util.LifeCycle;
  */
 public final class ShaleStateMachine extends BaseStateMachine
     implements StateMachine.FollowerEventApi {
+  /** Bytes of keys and values after which a scan page ends, whatever its entry limit. */
+  static final long SCAN_PAGE_BYTES = 4L << 20;
   /** The engine key holding the term of the last applied entry (see the class comment). */
   static final byte[] TERM_KEY = {0, 't', 'e', 'r', 'm'};
 
@@ -411,6 +413,7 @@ public final class ShaleStateMachine extends BaseStateMachine
     Query.Scan s = (Query.Scan) q;
     List<byte[][]> out = new ArrayList<>();
     boolean more = false;
+    long bytes = 0;
     ScanOptions o = new ScanOptions(s.start(), s.end(), (long) s.limit() + 1, s.reverse(),
         s.keysOnly());
     try (ScanIterator it = e.scan(o)) {
@@ -418,11 +421,15 @@ public final class ShaleStateMachine extends BaseStateMachine
         if (it.key().length > 0 && it.key()[0] == 0) {
           continue; // the node's own records
         }
-        if (out.size() == s.limit()) {
+        // A page ends at its entry limit or, whatever the limit, past SCAN_PAGE_BYTES (so that
+        // a page of large values still fits a gRPC message); the client continues after it.
+        if (out.size() == s.limit() || (bytes >= SCAN_PAGE_BYTES && !out.isEmpty())) {
           more = true;
           break;
         }
-        out.add(new byte[][] {it.key(), s.keysOnly() ? new byte[0] : it.value()});
+        byte[] value = s.keysOnly() ? new byte[0] : it.value();
+        bytes += it.key().length + value.length;
+        out.add(new byte[][] {it.key(), value});
       }
     }
     return new Reply.Entries(applied, out, more);

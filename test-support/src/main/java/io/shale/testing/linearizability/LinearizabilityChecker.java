@@ -30,21 +30,38 @@ import java.util.Set;
 public final class LinearizabilityChecker {
   private LinearizabilityChecker() {}
 
-  /** The verdict on one key, or on a whole history (the first key that failed). */
-  public record Result(boolean linearizable, String key, int operations, String explanation) {
+  /**
+   * The verdict on one key, or on a whole history (the first key that failed). {@code decided}
+   * is false when the search gave up ({@link #MAX_STATES}): then {@code linearizable} is false
+   * too, but nothing was shown to be wrong.
+   */
+  public record Result(boolean linearizable, boolean decided, String key, int operations,
+      String explanation) {
     static Result ok(String key, int operations) {
-      return new Result(true, key, operations, "linearizable");
+      return new Result(true, true, key, operations, "linearizable");
     }
   }
 
+  /**
+   * Distinct (linearized set, state) pairs explored per key before the search gives up: a
+   * bound on memory (each pair holds a bit set of the key's operations). Histories with many
+   * operations of unknown outcome on one key can need exponentially many.
+   */
+  public static final int MAX_STATES = 2_000_000;
+
   /** Checks every key of {@code history}; the first non-linearizable key's result, else ok. */
   public static Result check(List<Operation> history) {
+    return check(history, MAX_STATES);
+  }
+
+  /** As {@link #check(List)}, giving up on a key after {@code maxStates} explored states. */
+  public static Result check(List<Operation> history, int maxStates) {
     Map<String, List<Operation>> byKey = new LinkedHashMap<>();
     for (Operation op : history) {
       byKey.computeIfAbsent(op.key(), k -> new ArrayList<>()).add(op);
     }
     for (Map.Entry<String, List<Operation>> e : byKey.entrySet()) {
-      Result r = checkKey(e.getKey(), e.getValue());
+      Result r = checkKey(e.getKey(), e.getValue(), maxStates);
       if (!r.linearizable()) {
         return r;
       }
@@ -72,7 +89,7 @@ public final class LinearizabilityChecker {
 
   private record Frame(Event call, int stateBefore) {}
 
-  static Result checkKey(String key, List<Operation> ops) {
+  static Result checkKey(String key, List<Operation> ops, int maxStates) {
     // Reads with an unknown outcome constrain nothing.
     List<Operation> kept = ops.stream().filter(o -> !(o.kind() == Operation.Kind.READ
         && o.indeterminate())).toList();
@@ -119,6 +136,12 @@ public final class LinearizabilityChecker {
         if (next != RegisterModel.INVALID) {
           BitSet with = (BitSet) linearized.clone();
           with.set(i);
+          if (explored.size() >= maxStates) {
+            return new Result(false, false, key, n, "key " + key + ": undecided, the search "
+                + "explored " + maxStates + " states without an answer (" + n + " operations, "
+                + kept.stream().filter(Operation::indeterminate).count() + " of unknown "
+                + "outcome); check shorter histories");
+          }
           if (explored.add(new Memo(with, next))) {
             stack.push(new Frame(entry, state));
             state = next;
@@ -138,7 +161,7 @@ public final class LinearizabilityChecker {
       } else {
         // A return of an operation not linearized yet: this path is dead, undo the last choice.
         if (stack.isEmpty()) {
-          return new Result(false, key, n, explain(key, kept, deepestOrder, entry.op));
+          return new Result(false, true, key, n, explain(key, kept, deepestOrder, entry.op));
         }
         Frame f = stack.pop();
         state = f.stateBefore();

@@ -156,6 +156,24 @@ class LinearizabilityCheckerTest {
   }
 
   @Test
+  void aSearchTooLargeForItsBudgetSaysUndecidedNotWrong() {
+    // 20 writes of unknown outcome overlap everything after them; the final read matches none,
+    // so every subset of them is tried: 2^20 states, over a budget of 10,000.
+    StringBuilder script = new StringBuilder("p0 write x a 0 1\n");
+    for (int i = 0; i < 20; i++) {
+      script.append("p").append(i + 1).append(" write x w").append(i).append(" 2 ?\n");
+    }
+    script.append("p99 read x z 10 11\n");
+    LinearizabilityChecker.Result r = LinearizabilityChecker.check(parse(script.toString()),
+        10_000);
+    assertThat(r.decided()).isFalse();
+    assertThat(r.linearizable()).isFalse();
+    assertThat(r.explanation()).contains("undecided");
+    assertThat(LinearizabilityChecker.check(parse("p1 write x a 0 1\np2 read x a 2 3"), 10_000)
+        .decided()).isTrue();
+  }
+
+  @Test
   void keysAreCheckedApartAndTheFailingOneIsNamed() throws Exception {
     List<Operation> h = parse("""
         p1 write x a  0 10
