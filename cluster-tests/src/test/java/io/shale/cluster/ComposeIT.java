@@ -113,8 +113,14 @@ class ComposeIT {
     assertThat(lines.stream().filter(l -> l.contains("LEADER")).count()).isEqualTo(1);
     assertThat(shalectl("put", "compose/k", "v").code()).isZero();
     assertThat(shalectl("get", "compose/k")).isEqualTo(new Result(0, "v\n"));
+    // Docker's health check (/ready every 5 s) marks all three healthy soon after.
+    long healthyBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     Result ps = compose("ps");
-    assertThat(ps.out()).contains("healthy");
+    while (ps.out().split("\\(healthy\\)", -1).length - 1 < 3 && System.nanoTime() < healthyBy) {
+      Thread.sleep(1000);
+      ps = compose("ps");
+    }
+    assertThat(ps.out().split("\\(healthy\\)", -1).length - 1).as(ps.out()).isEqualTo(3);
   }
 
   @Test

@@ -22,6 +22,8 @@ final class Nemesis extends Thread {
     PAUSE_LEADER,
     /** The leader disconnected from the network (isolated), then reconnected. */
     ISOLATE_LEADER,
+    /** Leadership transferred to a random follower (Cluster.TransferLeadership); no heal. */
+    TRANSFER_LEADER,
     /** Each round one of the above, at random. */
     MIXED
   }
@@ -90,8 +92,19 @@ final class Nemesis extends Thread {
 
   private void round(Fault f, long holdMillis) throws InterruptedException {
     String target = leaderOrAny();
+    if (f == Fault.TRANSFER_LEADER) {
+      String to = otherThan(target);
+      try {
+        client.cluster().transferLeadership(to);
+        injected.add(f + " " + target + " -> " + to);
+      } catch (RuntimeException refused) { // e.g. no leader at that moment: nothing changed
+        injected.add(f + " " + target + " -> " + to + " refused: " + refused.getMessage());
+      }
+      sleep(holdMillis);
+      return;
+    }
     List<String> victims = switch (f) {
-      case KILL_LEADER, PAUSE_LEADER, ISOLATE_LEADER -> List.of(target);
+      case KILL_LEADER, PAUSE_LEADER, ISOLATE_LEADER, TRANSFER_LEADER -> List.of(target);
       case KILL_FOLLOWER -> List.of(otherThan(target));
       case KILL_MAJORITY -> List.of(target, otherThan(target));
       case MIXED -> throw new IllegalStateException();
@@ -101,7 +114,7 @@ final class Nemesis extends Thread {
         case KILL_LEADER, KILL_FOLLOWER, KILL_MAJORITY -> cluster.kill(v);
         case PAUSE_LEADER -> cluster.pause(v);
         case ISOLATE_LEADER -> cluster.disconnect(v);
-        case MIXED -> throw new IllegalStateException();
+        case TRANSFER_LEADER, MIXED -> throw new IllegalStateException();
       }
     }
     injected.add(f + " " + victims + " for " + holdMillis + " ms");
@@ -116,7 +129,7 @@ final class Nemesis extends Thread {
             case KILL_LEADER, KILL_FOLLOWER, KILL_MAJORITY -> cluster.start(v);
             case PAUSE_LEADER -> cluster.unpause(v);
             case ISOLATE_LEADER -> cluster.reconnect(v);
-            case MIXED -> throw new IllegalStateException();
+            case TRANSFER_LEADER, MIXED -> throw new IllegalStateException();
           }
         } catch (RuntimeException e) {
           first = first == null ? e : first;

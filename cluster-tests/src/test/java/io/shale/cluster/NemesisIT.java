@@ -26,7 +26,7 @@ import org.junit.jupiter.api.TestFactory;
  * The nemesis suite: a 3-node cluster in containers, concurrent clients doing random reads,
  * writes and compare-and-sets on 5 keys while a {@link Nemesis} injects one kind of fault after
  * another (kill of the leader, of a follower, of a majority; pause of the leader; the leader
- * isolated from the network; all mixed). Each run: load for {@code nemesis.seconds} (default 15),
+ * isolated from the network; leadership transferred; all mixed). Each run: load for {@code nemesis.seconds} (default 15),
  * then heal, a leader within 30 s, a final read of every key, and the whole history checked for
  * linearizability; a failing history is saved under target/nemesis/ with its explanation.
  *
