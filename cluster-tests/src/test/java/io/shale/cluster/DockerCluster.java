@@ -26,6 +26,7 @@ import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.Network;
 import org.testcontainers.containers.wait.strategy.Wait;
+import org.testcontainers.images.builder.Transferable;
 
 /**
  * A Shale cluster of N containers of the node image on one Docker network, for fault tests:
@@ -120,6 +121,7 @@ final class DockerCluster implements AutoCloseable {
                 new PortBinding(Ports.Binding.bindPort(api), ExposedPort.tcp(7200)),
                 new PortBinding(Ports.Binding.bindPort(http), ExposedPort.tcp(7300)));
           })
+          .withCopyToContainer(Transferable.of(config(size)), "/etc/shale/node.toml")
           .withEnv("JAVA_OPTS", "-Xmx256m -Djava.security.properties=/etc/shale/java.security"
               + " -Dorg.slf4j.simpleLogger.log.org.apache.ratis=warn")
           .withCommand("--set", "node.id=" + id, "--set", "raft.election_timeout=1s")
@@ -129,6 +131,24 @@ final class DockerCluster implements AutoCloseable {
     }
     // Start them together: each waits for its own "ready" line, not for the others.
     nodes.values().parallelStream().forEach(GenericContainer::start);
+  }
+
+  /** The image's node.toml for {@code size} peers n1..nN (the image itself names three). */
+  static String config(int size) {
+    StringBuilder t = new StringBuilder("""
+        [node]
+        id = "n1"
+        cluster = "shale"
+        data_dir = "/var/lib/shale/data"
+        raft_address = "0.0.0.0:7100"
+        api_address = "0.0.0.0:7200"
+        http_address = "0.0.0.0:7300"
+        """);
+    for (int i = 1; i <= size; i++) {
+      t.append("\n[[peers]]\nid = \"n").append(i).append("\"\nraft_address = \"n").append(i)
+          .append(":7100\"\napi_address = \"n").append(i).append(":7200\"\n");
+    }
+    return t.toString();
   }
 
   private static int freePort() throws IOException {

@@ -16,7 +16,7 @@ final class Nemesis extends Thread {
     KILL_LEADER,
     /** docker kill of a follower, then start. */
     KILL_FOLLOWER,
-    /** docker kill of the leader and one follower (no majority left), then start both. */
+    /** docker kill of the leader and enough followers that no majority is left, then start. */
     KILL_MAJORITY,
     /** docker pause (SIGSTOP of every process) of the leader, then unpause. */
     PAUSE_LEADER,
@@ -90,6 +90,17 @@ final class Nemesis extends Thread {
     return others.get(random.nextInt(others.size()));
   }
 
+  /** {@code first} and random others: a majority of the cluster (2 of 3, 3 of 5). */
+  private List<String> majorityWith(String first) {
+    List<String> others = new ArrayList<>(cluster.nodes.keySet());
+    others.remove(first);
+    List<String> victims = new ArrayList<>(List.of(first));
+    while (victims.size() < cluster.nodes.size() / 2 + 1) {
+      victims.add(others.remove(random.nextInt(others.size())));
+    }
+    return victims;
+  }
+
   private void round(Fault f, long holdMillis) throws InterruptedException {
     String target = leaderOrAny();
     if (f == Fault.TRANSFER_LEADER) {
@@ -106,7 +117,7 @@ final class Nemesis extends Thread {
     List<String> victims = switch (f) {
       case KILL_LEADER, PAUSE_LEADER, ISOLATE_LEADER, TRANSFER_LEADER -> List.of(target);
       case KILL_FOLLOWER -> List.of(otherThan(target));
-      case KILL_MAJORITY -> List.of(target, otherThan(target));
+      case KILL_MAJORITY -> majorityWith(target);
       case MIXED -> throw new IllegalStateException();
     };
     for (String v : victims) { // a victim that fails to go down is healed below like the others

@@ -2,7 +2,6 @@ package io.shale.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.shale.client.Entry;
 import io.shale.client.RetryPolicy;
 import io.shale.client.ShaleClient;
 import io.shale.testing.linearizability.HistoryFile;
@@ -10,12 +9,10 @@ import io.shale.testing.linearizability.LinearizabilityChecker;
 import io.shale.testing.linearizability.Operation;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -57,8 +54,6 @@ class NemesisIT {
         .build();
     cluster.awaitLeader(client, Duration.ofSeconds(60));
     Files.createDirectories(OUT);
-    Files.writeString(OUT.resolve("summary.md"), "| run | fault | seconds | operations | "
-        + "unknown outcome | faults injected | check | anomalies |\n|---|---|---|---|---|---|---|---|\n");
   }
 
   @AfterAll
@@ -118,58 +113,7 @@ class NemesisIT {
   }
 
   private static void oneRun(Nemesis.Fault fault) throws Exception {
-    int n = ++run;
-    String prefix = "reg/" + n + "/";
-    int keys = 5;
-    Workload load = new Workload(client, prefix, 5, keys, n);
-    Nemesis nemesis = new Nemesis(cluster, client, fault, n);
-    long start = System.nanoTime();
-    load.start();
-    nemesis.start();
-    List<String> injected;
-    List<Operation> history;
-    long healMillis;
-    try {
-      Thread.sleep(SECONDS * 1000L);
-    } finally {
-      try {
-        injected = nemesis.finish();
-      } finally {
-        // The clients go on while the cluster heals: their calls in flight end either way.
-        long healStart = System.nanoTime();
-        cluster.awaitLeader(client, Duration.ofSeconds(30));
-        healMillis = (System.nanoTime() - healStart) / 1_000_000;
-        history = new ArrayList<>(load.finish());
-      }
-    }
-    // The final read of every key, after every operation but those of unknown outcome.
-    for (int k = 0; k < keys; k++) {
-      long called = System.nanoTime();
-      Entry e = client.get(prefix + k);
-      history.add(Operation.read(history.size() + 100_000, 999, prefix + k,
-          e == null ? null : e.valueUtf8(), called, System.nanoTime()));
-    }
-    long checkStart = System.nanoTime();
-    LinearizabilityChecker.Result result = LinearizabilityChecker.check(history);
-    long checkMillis = (System.nanoTime() - checkStart) / 1_000_000;
-    double seconds = (System.nanoTime() - start) / 1e9;
-    String line = String.format(Locale.ROOT, "| %d | %s | %.0f | %,d | %,d | %d | %s in %d ms | %d |%n",
-        n, fault, seconds, history.size(), load.unknownOutcomes(), injected.size(),
-        result.linearizable() ? "linearizable" : result.decided() ? "NOT linearizable"
-            : "undecided", checkMillis,
-        result.linearizable() || !result.decided() ? 0 : 1);
-    Files.writeString(OUT.resolve("summary.md"), line, StandardOpenOption.APPEND);
-    System.out.printf("nemesis run %d %s: %,d operations (%,d unknown outcome), faults %s; "
-        + "leader %d ms after healing; %s (checked in %d ms)%n", n, fault, history.size(),
-        load.unknownOutcomes(), injected, healMillis, result.linearizable() ? "linearizable"
-            : "NOT linearizable", checkMillis);
-    if (!result.linearizable()) {
-      Path saved = HistoryFile.write(OUT.resolve("run-" + n + "-" + fault + ".txt"), history,
-          result);
-      throw new AssertionError("run " + n + " (" + fault + "): " + result.explanation()
-          + "\nhistory saved to " + saved);
-    }
-    assertThat(load.completed()).as("operations that completed during the run").isPositive();
-    assertThat(injected).as("faults injected").isNotEmpty();
+    NemesisRun.run(cluster, client, fault, ++run, SECONDS, OUT);
   }
+
 }

@@ -1,0 +1,89 @@
+package io.shale.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shale.client.Entry;
+import io.shale.client.ShaleClient;
+import io.shale.testing.linearizability.HistoryFile;
+import io.shale.testing.linearizability.LinearizabilityChecker;
+import io.shale.testing.linearizability.Operation;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/** One run of the nemesis suite on a running cluster (see {@link NemesisIT}). */
+final class NemesisRun {
+  private NemesisRun() {}
+
+  /**
+   * One run: load for {@code seconds} while {@code fault} is injected, heal, a leader within
+   * 30 s, final reads, the history checked; a line appended to {@code out}/summary.md; a
+   * failing history saved next to it.
+   */
+  static void run(DockerCluster cluster, ShaleClient client, Nemesis.Fault fault, int n,
+      int seconds, Path out) throws Exception {
+    String prefix = "reg/" + n + "/";
+    int keys = 5;
+    Workload load = new Workload(client, prefix, 5, keys, n);
+    Nemesis nemesis = new Nemesis(cluster, client, fault, n);
+    long start = System.nanoTime();
+    load.start();
+    nemesis.start();
+    List<String> injected;
+    List<Operation> history;
+    long healMillis;
+    try {
+      Thread.sleep(seconds * 1000L);
+    } finally {
+      try {
+        injected = nemesis.finish();
+      } finally {
+        // The clients go on while the cluster heals: their calls in flight end either way.
+        long healStart = System.nanoTime();
+        cluster.awaitLeader(client, Duration.ofSeconds(30));
+        healMillis = (System.nanoTime() - healStart) / 1_000_000;
+        history = new ArrayList<>(load.finish());
+      }
+    }
+    // The final read of every key, after every operation but those of unknown outcome.
+    for (int k = 0; k < keys; k++) {
+      long called = System.nanoTime();
+      Entry e = client.get(prefix + k);
+      history.add(Operation.read(history.size() + 100_000, 999, prefix + k,
+          e == null ? null : e.valueUtf8(), called, System.nanoTime()));
+    }
+    long checkStart = System.nanoTime();
+    LinearizabilityChecker.Result result = LinearizabilityChecker.check(history);
+    long checkMillis = (System.nanoTime() - checkStart) / 1_000_000;
+    double elapsed = (System.nanoTime() - start) / 1e9;
+    String line = String.format(Locale.ROOT, "| %d | %s%s | %.0f | %,d | %,d | %d | %s in %d ms | %d |%n",
+        n, fault, cluster.nodes.size() == 3 ? "" : " (" + cluster.nodes.size() + " nodes)",
+        elapsed, history.size(), load.unknownOutcomes(), injected.size(),
+        result.linearizable() ? "linearizable" : result.decided() ? "NOT linearizable"
+            : "undecided", checkMillis,
+        result.linearizable() || !result.decided() ? 0 : 1);
+    Path summary = out.resolve("summary.md");
+    Files.createDirectories(out);
+    if (!Files.exists(summary)) {
+      Files.writeString(summary, "| run | fault | seconds | operations | unknown outcome | "
+          + "faults injected | check | anomalies |\n|---|---|---|---|---|---|---|---|\n");
+    }
+    Files.writeString(summary, line, StandardOpenOption.APPEND);
+    System.out.printf("nemesis run %d %s on %d nodes: %,d operations (%,d unknown outcome), faults %s; "
+        + "leader %d ms after healing; %s (checked in %d ms)%n", n, fault, cluster.nodes.size(),
+        history.size(),
+        load.unknownOutcomes(), injected, healMillis, result.linearizable() ? "linearizable"
+            : "NOT linearizable", checkMillis);
+    if (!result.linearizable()) {
+      Path saved = HistoryFile.write(out.resolve("run-" + n + "-" + fault + ".txt"), history,
+          result);
+      throw new AssertionError("run " + n + " (" + fault + "): " + result.explanation()
+          + "\nhistory saved to " + saved);
+    }
+    assertThat(load.completed()).as("operations that completed during the run").isPositive();
+    assertThat(injected).as("faults injected").isNotEmpty();
+  }}
