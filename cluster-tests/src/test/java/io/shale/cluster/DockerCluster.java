@@ -10,7 +10,6 @@ import io.shale.client.ReadConsistency;
 import io.shale.client.RetryPolicy;
 import io.shale.client.ShaleClient;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -152,10 +151,9 @@ final class DockerCluster implements AutoCloseable {
   }
 
   private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
+    return io.shale.node.local.LocalCluster.freePort(); // below the ephemeral range
   }
+
 
   String endpoint(String id) {
     return "localhost:" + apiPorts.get(id);

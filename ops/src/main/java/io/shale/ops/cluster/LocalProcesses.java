@@ -4,7 +4,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -62,8 +61,8 @@ final class LocalProcesses implements AutoCloseable {
   }
 
   static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
+    try {
+      return io.shale.node.local.LocalCluster.freePort(); // below the ephemeral range
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -82,11 +82,26 @@ public final class LocalCluster implements AutoCloseable {
     return p;
   }
 
+  /**
+   * A port free now, below the kernel's ephemeral range (32768 and up on Linux): a port the
+   * kernel hands out for port 0 can be taken by an outgoing connection between this check and
+   * the node's bind, and tests make many connections.
+   */
   public static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
+    java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+    for (int attempt = 0; attempt < 200; attempt++) {
+      int port = random.nextInt(20_000, 32_000);
+      try (ServerSocket s = new ServerSocket()) {
+        s.setReuseAddress(false);
+        s.bind(new java.net.InetSocketAddress("127.0.0.1", port));
+        return port;
+      } catch (IOException taken) {
+        // try another
+      }
     }
+    throw new IOException("no free port found in 20000-31999 after 200 tries");
   }
+
 
   public NodeConfig config(String id) {
     NodeConfig.Peer self = peers.get(id);
