@@ -92,7 +92,11 @@ class ContainerFaultIT {
     cluster.awaitLeader(client, Duration.ofSeconds(60));
     writer = new Writer(client);
     writer.start();
-    Thread.sleep(2000);
+    // Some writes acknowledged before the first fault (bounded wait, not a fixed sleep).
+    long deadline = System.nanoTime() + 30_000_000_000L;
+    while (writer.acknowledged.size() < 20 && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
   }
 
   @AfterAll

@@ -1,9 +1,7 @@
 package io.shale.cluster;
 
-import io.shale.client.RetryPolicy;
 import io.shale.client.ShaleClient;
 import java.nio.file.Path;
-import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -24,12 +22,7 @@ class NemesisFiveNodesIT {
     String base = DockerCluster.requireDockerAndBaseImage();
     DockerCluster.buildImage(base);
     cluster = new DockerCluster(5);
-    client = ShaleClient.builder().endpoints(cluster.endpoints().toArray(String[]::new))
-        .deadline(Duration.ofSeconds(5))
-        .retryPolicy(new RetryPolicy(20, Duration.ofMillis(20), Duration.ofMillis(200),
-            Duration.ofSeconds(2)))
-        .build();
-    cluster.awaitLeader(client, Duration.ofSeconds(90));
+    client = NemesisRun.start(cluster);
   }
 
   @AfterAll

@@ -2,7 +2,6 @@ package io.shale.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.shale.client.RetryPolicy;
 import io.shale.client.ShaleClient;
 import io.shale.testing.linearizability.HistoryFile;
 import io.shale.testing.linearizability.LinearizabilityChecker;
@@ -47,12 +46,7 @@ class NemesisIT {
     String base = DockerCluster.requireDockerAndBaseImage();
     DockerCluster.buildImage(base);
     cluster = new DockerCluster(3);
-    client = ShaleClient.builder().endpoints(cluster.endpoints().toArray(String[]::new))
-        .deadline(Duration.ofSeconds(5))
-        .retryPolicy(new RetryPolicy(20, Duration.ofMillis(20), Duration.ofMillis(200),
-            Duration.ofSeconds(2)))
-        .build();
-    cluster.awaitLeader(client, Duration.ofSeconds(60));
+    client = NemesisRun.start(cluster);
     Files.createDirectories(OUT);
   }
 

@@ -20,6 +20,21 @@ final class NemesisRun {
   private NemesisRun() {}
 
   /**
+   * A cluster of {@code size} node containers with the suite's client (5 s deadline, quick
+   * retries, 2 s attempts), once a leader commits.
+   */
+  static ShaleClient start(DockerCluster cluster) throws Exception {
+    ShaleClient client = ShaleClient.builder()
+        .endpoints(cluster.endpoints().toArray(String[]::new))
+        .deadline(Duration.ofSeconds(5))
+        .retryPolicy(new io.shale.client.RetryPolicy(20, Duration.ofMillis(20),
+            Duration.ofMillis(200), Duration.ofSeconds(2)))
+        .build();
+    cluster.awaitLeader(client, Duration.ofSeconds(90));
+    return client;
+  }
+
+  /**
    * One run: load for {@code seconds} while {@code fault} is injected, heal, a leader within
    * 30 s, final reads, the history checked; a line appended to {@code out}/summary.md; a
    * failing history saved next to it.
