@@ -2,7 +2,8 @@
 # Builds shale/jre17:local, a Debian bookworm + OpenJDK 17 runtime image, without any container
 # registry: debootstrap fetches the packages from the Debian mirror apt already uses, and
 # `docker import` turns the tree into an image. Skips the work when the image exists (--force
-# rebuilds). About a minute; needs root, debootstrap and a running Docker engine.
+# rebuilds). iptables is included for the network partitions of the nemesis tests. About a
+# minute; needs root, debootstrap and a running Docker engine.
 #   ops/docker/build-base-image.sh [--force] [--tag TAG]
 set -euo pipefail
 TAG="shale/jre17:local"
@@ -19,8 +20,13 @@ say() { printf 'build-base-image: %s\n' "$*"; }
 command -v docker > /dev/null || { say "docker is not installed (apt-get install docker.io)"; exit 1; }
 docker info > /dev/null 2>&1 || { say "no Docker engine answers (start dockerd)"; exit 1; }
 if (( ! FORCE )) && docker image inspect "$TAG" > /dev/null 2>&1; then
-  say "$TAG exists; nothing to do (--force rebuilds)"
-  exit 0
+  # iptables is there for the partition faults of the nemesis tests (cluster-tests); an image
+  # built before it was added is rebuilt.
+  if docker run --rm --entrypoint /bin/sh "$TAG" -c 'command -v iptables' > /dev/null 2>&1; then
+    say "$TAG exists; nothing to do (--force rebuilds)"
+    exit 0
+  fi
+  say "$TAG exists but has no iptables (needed by the partition tests): rebuilding"
 fi
 command -v debootstrap > /dev/null || { say "debootstrap is not installed (apt-get install debootstrap)"; exit 1; }
 [[ $(id -u) -eq 0 ]] || { say "debootstrap needs root"; exit 1; }
@@ -38,8 +44,8 @@ MIRROR="${MIRROR:-http://deb.debian.org/debian}"
 ROOTFS="$(mktemp -d /tmp/shale-jre17-rootfs.XXXXXX)"
 trap 'rm -rf "$ROOTFS"' EXIT
 start=$SECONDS
-say "debootstrap bookworm (minbase + openjdk-17-jre-headless) from $MIRROR ..."
-debootstrap --variant=minbase --include=openjdk-17-jre-headless bookworm "$ROOTFS" "$MIRROR" \
+say "debootstrap bookworm (minbase + openjdk-17-jre-headless + iptables) from $MIRROR ..."
+debootstrap --variant=minbase --include=openjdk-17-jre-headless,iptables bookworm "$ROOTFS" "$MIRROR" \
   > "$ROOTFS.log" 2>&1 || { tail -n 30 "$ROOTFS.log" >&2; say "debootstrap failed (log above)"; exit 1; }
 rm -f "$ROOTFS.log"
 # What a runtime image does not need.

@@ -125,6 +125,38 @@ public final class ClusterAdmin {
     ShaleClient.join(compactAsync(nodeId));
   }
 
+  /**
+   * Holds new compactions and blob GC on {@code nodeId} (null: the answering node) until
+   * {@link #resumeCompactions} or the node's restart; running ones finish. Level 0 then grows
+   * with every flush until write pressure delays and stops writes: for maintenance windows
+   * and for tests of throttling, not for normal running.
+   */
+  public CompletableFuture<Void> pauseCompactionsAsync(String nodeId) {
+    return compactionControl(nodeId, CompactRequest.Action.PAUSE, "pauseCompactions");
+  }
+
+  public void pauseCompactions(String nodeId) {
+    ShaleClient.join(pauseCompactionsAsync(nodeId));
+  }
+
+  /** Lets {@code nodeId}'s compactions run again after {@link #pauseCompactions}. */
+  public CompletableFuture<Void> resumeCompactionsAsync(String nodeId) {
+    return compactionControl(nodeId, CompactRequest.Action.RESUME, "resumeCompactions");
+  }
+
+  public void resumeCompactions(String nodeId) {
+    ShaleClient.join(resumeCompactionsAsync(nodeId));
+  }
+
+  private CompletableFuture<Void> compactionControl(String nodeId, CompactRequest.Action action,
+      String operation) {
+    CompactRequest req = CompactRequest.newBuilder().setNodeId(nodeId == null ? "" : nodeId)
+        .setAction(action).build();
+    // Pausing or resuming twice is harmless, so these may be retried like reads.
+    return RetryingCall.start(settings, operation, (ch, t) -> stub(ch, t).compact(req))
+        .thenApply(r -> null);
+  }
+
   private static Members members(MembersResponse r) {
     return new Members(r.getMembersList().stream()
         .map(m -> new Member(m.getId(), m.getRaftAddress(), m.getApiAddress())).toList(),

@@ -966,6 +966,13 @@ public final class Engine implements ReadView, AutoCloseable {
     maybeScheduleCompaction();
   }
 
+  /** Whether {@link #pauseCompactions()} holds compactions now. */
+  public boolean compactionsPaused() {
+    synchronized (compactionLock) {
+      return compactionsPaused;
+    }
+  }
+
   /** Hold flushes (tests of memtable pressure); sealed memtables queue up meanwhile. */
   void pauseFlushes() {
     flushesPaused = true;

@@ -42,7 +42,12 @@ class WriteThrottlingTest {
     ShaleClient failFast = cluster.newClient(b -> b.throttlePolicy(ThrottlePolicy.failFast()));
     byte[] value = new byte[2048];
 
-    cluster.node(follower).stateMachine().engine().pauseCompactions();
+    // Through the admin API, as an operator would (and as the container nemesis does).
+    patient.cluster().pauseCompactions(follower);
+    assertThat(cluster.node(follower).stateMachine().engine().compactionsPaused()).isTrue();
+    assertThat(patient.cluster().status().stream().filter(n -> n.getMember().getId()
+        .equals(follower)).findFirst().orElseThrow().getEngine().getCompactionsPaused())
+        .as("status shows the pause").isTrue();
     WriteThrottledException refused = null;
     int i = 0;
     for (; i < 3000 && refused == null; i++) {
@@ -74,7 +79,8 @@ class WriteThrottlingTest {
     assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(1000);
 
     // Once the follower compacts again, a client with the default policy gets through.
-    cluster.node(follower).stateMachine().engine().resumeCompactions();
+    patient.cluster().resumeCompactions(follower);
+    assertThat(cluster.node(follower).stateMachine().engine().compactionsPaused()).isFalse();
     ShaleClient defaults = cluster.client();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     boolean accepted = false;

@@ -95,6 +95,7 @@ final class ClusterCommands {
     m.put("level0_files", e.getLevel0Files());
     m.put("pending_compaction_bytes", e.getPendingCompactionBytes());
     m.put("compactions_in_progress", e.getCompactionsInProgress());
+    m.put("compactions_paused", e.getCompactionsPaused());
     m.put("memtable_bytes", e.getMemtableBytes());
     m.put("table_bytes", e.getTableBytes());
     m.put("files_per_level", List.copyOf(e.getFilesPerLevelList()));
@@ -148,7 +149,8 @@ final class ClusterCommands {
         out.table(List.of("ENGINE", "VALUE"), List.of(
             Shalectl.row("memtable", Output.bytes(e.getMemtableBytes())),
             Shalectl.row("tables", Output.bytes(e.getTableBytes())),
-            Shalectl.row("compactions in progress", e.getCompactionsInProgress()),
+            Shalectl.row("compactions in progress", e.getCompactionsInProgress()
+                + (e.getCompactionsPaused() ? " (compactions paused: compact --resume)" : "")),
             Shalectl.row("pending compaction", Output.bytes(e.getPendingCompactionBytes())),
             Shalectl.row("compaction written, keys", Output.bytes(
                 e.getCompactionKeyBytesWritten())),
@@ -279,19 +281,43 @@ final class ClusterCommands {
   }
 
   @Command(name = "compact", mixinStandardHelpOptions = true,
-      description = "Compacts a node's whole key range now and waits for it.")
+      description = {"Compacts a node's whole key range now and waits for it; or, with "
+          + "--pause, holds the node's compactions and blob GC (running ones finish) until "
+          + "--resume or its restart. A paused node's level 0 grows until write pressure "
+          + "delays, then stops, writes: for maintenance windows and throttling drills."})
   static final class Compact extends ClientCommand {
     @Option(names = "--node", paramLabel = "ID", description = "The node (default: the one "
         + "answering).")
     String node;
 
+    @picocli.CommandLine.ArgGroup(exclusive = true)
+    Control control;
+
+    static final class Control {
+      @Option(names = "--pause", required = true, description = "Hold compactions.")
+      boolean pause;
+      @Option(names = "--resume", required = true, description = "Let compactions run again.")
+      boolean resume;
+    }
+
     @Override
     int run(ShaleClient client, Output out) {
-      client.cluster().compact(node);
-      if (out.json()) {
-        out.json(Map.of("compacted", node == null ? "" : node));
+      String what;
+      if (control != null && control.pause) {
+        client.cluster().pauseCompactions(node);
+        what = "paused";
+      } else if (control != null && control.resume) {
+        client.cluster().resumeCompactions(node);
+        what = "resumed";
       } else {
-        out.line("OK");
+        client.cluster().compact(node);
+        what = "compacted";
+      }
+      if (out.json()) {
+        out.json(Map.of(what, node == null ? "" : node));
+      } else {
+        out.line(what.equals("compacted") ? "OK" : "compactions " + what
+            + (node == null ? "" : " on " + node));
       }
       return Shalectl.OK;
     }

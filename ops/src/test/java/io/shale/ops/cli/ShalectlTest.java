@@ -121,6 +121,14 @@ class ShalectlTest {
     assertThat(snapshot.code()).as(snapshot.err()).isZero();
     assertThat(snapshot.out()).matches("snapshot at index [1-9]\\d*\n");
     assertThat(run("compact", "--node", "n2").code()).isZero();
+    Result pause = run("compact", "--node", "n2", "--pause");
+    assertThat(pause.out()).isEqualTo("compactions paused on n2\n");
+    assertThat(cluster.node("n2").stateMachine().engine().compactionsPaused()).isTrue();
+    assertThat(run("stats", "--node", "n2").out()).contains("compactions paused");
+    assertThat(run("compact", "--node", "n2", "--pause", "--resume").code()).isEqualTo(2);
+    assertThat(run("compact", "--node", "n2", "--resume").out())
+        .isEqualTo("compactions resumed on n2\n");
+    assertThat(cluster.node("n2").stateMachine().engine().compactionsPaused()).isFalse();
     Result stats = run("stats", "--node", "n2");
     assertThat(stats.out()).startsWith("n2 (").contains("compaction written, keys",
         "compaction written, values", "LEVEL", "BLOOM MEMORY", "L0", "L6");

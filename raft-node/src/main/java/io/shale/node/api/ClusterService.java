@@ -124,7 +124,8 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
           .setCompactionKeyBytesWritten(s.compactionWritten().keyBytes())
           .setCompactionValueBytesWritten(s.compactionWritten().valueBytes()
               + s.compactionWritten().blobBytes())
-          .setPersistedIndex(s.persistedAppliedIndex());
+          .setPersistedIndex(s.persistedAppliedIndex())
+          .setCompactionsPaused(e.compactionsPaused());
       for (EngineStats.LevelStats l : s.levels()) {
         es.addBloomBytesPerLevel(l.bloomBytes()).addFilesPerLevel(l.files());
       }
@@ -290,9 +291,20 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
           .asException());
       return;
     }
-    e.compactRange(request.getStart().isEmpty() ? null : request.getStart().toByteArray(),
-        request.getEnd().isEmpty() ? null : request.getEnd().toByteArray());
-    out.onNext(CompactResponse.newBuilder().setHeader(header()).build());
+    switch (request.getAction()) {
+      case PAUSE -> e.pauseCompactions();
+      case RESUME -> e.resumeCompactions();
+      case COMPACT_RANGE -> e.compactRange(
+          request.getStart().isEmpty() ? null : request.getStart().toByteArray(),
+          request.getEnd().isEmpty() ? null : request.getEnd().toByteArray());
+      default -> {
+        out.onError(Status.INVALID_ARGUMENT.withDescription("unknown compact action "
+            + request.getActionValue()).asException());
+        return;
+      }
+    }
+    out.onNext(CompactResponse.newBuilder().setHeader(header())
+        .setPaused(e.compactionsPaused()).build());
     out.onCompleted();
   }
 }
