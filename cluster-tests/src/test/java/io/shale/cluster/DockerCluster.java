@@ -1,6 +1,7 @@
 package io.shale.cluster;
 
 import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.model.Capability;
 import com.github.dockerjava.api.model.ContainerNetwork;
 import com.github.dockerjava.api.model.ExposedPort;
 import com.github.dockerjava.api.model.PortBinding;
@@ -40,6 +41,7 @@ final class DockerCluster implements AutoCloseable {
   static final String IMAGE = "shale/node:it";
 
   final Network network = Network.newNetwork();
+  /** Node id to its container; a member replaced ({@link #replaceWithJoiner}) gets a new one. */
   final Map<String, GenericContainer<?>> nodes = new LinkedHashMap<>();
   final Map<String, Integer> apiPorts = new LinkedHashMap<>();
 
@@ -102,34 +104,84 @@ final class DockerCluster implements AutoCloseable {
     }
   }
 
+  private final int size;
+  private final String extraConfig;
+  private final List<String> extraArgs;
+
   DockerCluster(int size) throws IOException {
-    List<String> ids = new ArrayList<>();
+    this(size, "", List.of());
+  }
+
+  /**
+   * {@code size} nodes; {@code extraConfig} is appended to every node's node.toml (e.g. [lsm]
+   * sections, which --set cannot reach) and {@code extraArgs} added to every node's command.
+   */
+  DockerCluster(int size, String extraConfig, List<String> extraArgs) throws IOException {
+    this.size = size;
+    this.extraConfig = extraConfig;
+    this.extraArgs = List.copyOf(extraArgs);
     for (int i = 1; i <= size; i++) {
-      ids.add("n" + i);
-    }
-    for (String id : ids) {
-      int api = freePort();
-      int http = freePort();
-      apiPorts.put(id, api);
-      GenericContainer<?> c = new GenericContainer<>(IMAGE)
-          .withImagePullPolicy(name -> false)
-          .withNetwork(network).withNetworkAliases(id)
-          .withCreateContainerCmdModifier(cmd -> {
-            cmd.withHostName(id);
-            cmd.getHostConfig().withPortBindings(
-                new PortBinding(Ports.Binding.bindPort(api), ExposedPort.tcp(7200)),
-                new PortBinding(Ports.Binding.bindPort(http), ExposedPort.tcp(7300)));
-          })
-          .withCopyToContainer(Transferable.of(config(size)), "/etc/shale/node.toml")
-          .withEnv("JAVA_OPTS", "-Xmx256m -Djava.security.properties=/etc/shale/java.security"
-              + " -Dorg.slf4j.simpleLogger.log.org.apache.ratis=warn")
-          .withCommand("--set", "node.id=" + id, "--set", "raft.election_timeout=1s")
-          .waitingFor(Wait.forLogMessage("ready " + id + " .*\\n", 1)
-              .withStartupTimeout(Duration.ofSeconds(90)));
-      nodes.put(id, c);
+      String id = "n" + i;
+      apiPorts.put(id, freePort());
+      httpPorts.put(id, freePort());
+      nodes.put(id, container(id, false));
     }
     // Start them together: each waits for its own "ready" line, not for the others.
     nodes.values().parallelStream().forEach(GenericContainer::start);
+  }
+
+  final Map<String, Integer> httpPorts = new LinkedHashMap<>();
+
+  /**
+   * A container for node {@code id} on its fixed host ports; with {@code join}, started outside
+   * any configuration (shale-node --join) to be added as a member.
+   */
+  private GenericContainer<?> container(String id, boolean join) {
+    int api = apiPorts.get(id);
+    int http = httpPorts.get(id);
+    List<String> command = new ArrayList<>(List.of("--set", "node.id=" + id, "--set",
+        "raft.election_timeout=1s"));
+    command.addAll(extraArgs);
+    if (join) {
+      command.add("--join");
+    }
+    return new GenericContainer<>(IMAGE)
+        .withImagePullPolicy(name -> false)
+        .withNetwork(network).withNetworkAliases(id)
+        .withCreateContainerCmdModifier(cmd -> {
+          cmd.withHostName(id);
+          cmd.getHostConfig().withPortBindings(
+              new PortBinding(Ports.Binding.bindPort(api), ExposedPort.tcp(7200)),
+              new PortBinding(Ports.Binding.bindPort(http), ExposedPort.tcp(7300)))
+              // For iptables in the node's network namespace (partitions); the node itself
+              // runs as the unprivileged user shale, the rules are set through docker exec.
+              .withCapAdd(Capability.NET_ADMIN);
+        })
+        .withCopyToContainer(Transferable.of(config(size) + extraConfig), "/etc/shale/node.toml")
+        .withEnv("JAVA_OPTS", "-Xmx256m -Djava.security.properties=/etc/shale/java.security"
+            + " -Dorg.slf4j.simpleLogger.log.org.apache.ratis=warn"
+            + " -Dorg.slf4j.simpleLogger.log.org.apache.ratis.server.impl.SnapshotInstallationHandler=info"
+            + " -Dorg.slf4j.simpleLogger.log.org.apache.ratis.server.impl.RaftServerImpl=info")
+        .withCommand(command.toArray(String[]::new))
+        .waitingFor(Wait.forLogMessage("ready " + id + " .*\\n", 1)
+            .withStartupTimeout(Duration.ofSeconds(90)));
+  }
+
+  /**
+   * Replaces node {@code id}'s container by a new one with an empty data volume, started to
+   * join (same name, same host ports): what an operator does to replace a member that was
+   * removed. The old container and its volume are gone.
+   */
+  void replaceWithJoiner(String id) {
+    nodes.get(id).stop();
+    GenericContainer<?> fresh = container(id, true);
+    fresh.start();
+    nodes.put(id, fresh);
+  }
+
+  /** Everything the node's process wrote to stdout and stderr so far. */
+  String logs(String id) {
+    return nodes.get(id).getLogs();
   }
 
   /** The image's node.toml for {@code size} peers n1..nN (the image itself names three). */
@@ -240,6 +292,85 @@ final class DockerCluster implements AutoCloseable {
         .withContainerNetwork(new ContainerNetwork().withAliases(id)).exec();
   }
 
+  /** The node's address on the cluster's network now (a restarted node may get another). */
+  String ip(String id) {
+    var networks = docker().inspectContainerCmd(containerId(id)).exec().getNetworkSettings()
+        .getNetworks();
+    for (ContainerNetwork n : networks.values()) {
+      if (network.getId().equals(n.getNetworkID())) {
+        return n.getIpAddress();
+      }
+    }
+    throw new IllegalStateException(id + " is not on the cluster's network");
+  }
+
+  /** Runs {@code command} as root in node {@code id}'s container; fails on a non-zero exit. */
+  String execAsRoot(String id, String... command) {
+    try {
+      var r = nodes.get(id).execInContainer(
+          org.testcontainers.containers.ExecConfig.builder().user("root").command(command)
+              .build());
+      if (r.getExitCode() != 0) {
+        throw new IllegalStateException(String.join(" ", command) + " in " + id + " exited "
+            + r.getExitCode() + ": " + r.getStderr() + r.getStdout());
+      }
+      return r.getStdout();
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * Cuts the network between every node of {@code a} and every node of {@code b}, in both
+   * directions (iptables DROP in each node's own namespace, so the nodes' traffic with the test's
+   * clients, which comes through the Docker gateway, is untouched). Packets are dropped, not
+   * refused: peers see timeouts, as in a real partition.
+   */
+  void cut(java.util.Collection<String> a, java.util.Collection<String> b) {
+    Map<String, String> ips = new LinkedHashMap<>();
+    for (String id : a) {
+      ips.put(id, ip(id));
+    }
+    for (String id : b) {
+      ips.put(id, ip(id));
+    }
+    for (String x : a) {
+      for (String y : b) {
+        if (x.equals(y)) {
+          continue;
+        }
+        drop(x, ips.get(y));
+        drop(y, ips.get(x));
+      }
+    }
+  }
+
+  private void drop(String on, String peerIp) {
+    execAsRoot(on, "iptables", "-A", "INPUT", "-s", peerIp, "-j", "DROP");
+    execAsRoot(on, "iptables", "-A", "OUTPUT", "-d", peerIp, "-j", "DROP");
+  }
+
+  /** Removes every rule {@link #cut} added, on every running node. */
+  void healNetwork() {
+    RuntimeException first = null;
+    for (String id : nodes.keySet()) {
+      if (!running(id)) {
+        continue;
+      }
+      try {
+        execAsRoot(id, "iptables", "-F");
+      } catch (RuntimeException e) {
+        first = first == null ? e : first;
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+
   /**
    * A SHA-256 of every key and value as node {@code id} alone holds them (stale reads of that
    * node only), or null if it cannot answer now.
@@ -276,7 +407,43 @@ final class DockerCluster implements AutoCloseable {
       }
       Thread.sleep(500);
     }
-    throw new AssertionError("nodes did not converge within " + timeout + ": " + hashes);
+    throw new AssertionError("nodes did not converge within " + timeout + ": " + hashes
+        + "\n" + describe());
+  }
+
+  /**
+   * What each node says of itself (role, term, commit and applied index, snapshot index) and
+   * every key whose value or mod index is not the same on all nodes: tells a replica that lags
+   * (lower applied index) from one that diverged (same index, other data).
+   */
+  String describe() {
+    StringBuilder out = new StringBuilder();
+    Map<String, Map<String, String>> byKey = new java.util.TreeMap<>();
+    for (String id : nodes.keySet()) {
+      try (ShaleClient one = ShaleClient.builder().endpoints(endpoint(id))
+          .readConsistency(ReadConsistency.STALE).deadline(Duration.ofSeconds(10)).build()) {
+        var self = one.cluster().status().stream()
+            .filter(n -> n.getMember().getId().equals(id)).findFirst().orElse(null);
+        out.append(id).append(": ").append(self == null ? "no status" : self.getRole()
+            + " term " + self.getTerm() + " leader " + self.getLeaderId() + " commit "
+            + self.getCommitIndex() + " applied " + self.getAppliedIndex() + " snapshot "
+            + self.getSnapshotIndex() + " members " + one.cluster().members().members().stream()
+                .map(io.shale.client.Member::id).toList()).append('\n');
+        for (Entry e : one.scan(new byte[] {1}, null).pageSize(500)) {
+          String v = e.value().length > 40 ? e.value().length + " bytes" : e.valueUtf8();
+          byKey.computeIfAbsent(e.keyUtf8(), k -> new java.util.TreeMap<>())
+              .put(id, v + " @" + e.modIndex());
+        }
+      } catch (RuntimeException e) {
+        out.append(id).append(": cannot answer: ").append(e.getMessage()).append('\n');
+      }
+    }
+    byKey.forEach((key, values) -> {
+      if (values.size() != nodes.size() || values.values().stream().distinct().count() > 1) {
+        out.append("  ").append(key).append(": ").append(values).append('\n');
+      }
+    });
+    return out.toString();
   }
 
   @Override

@@ -4,24 +4,30 @@ import io.shale.client.ShaleClient;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
 
 /**
  * The nemesis suite on a 5-node cluster, where a majority is 3: three nodes killed at once
- * (KILL_MAJORITY), and the faults mixed. Same checks as {@link NemesisIT}.
+ * (KILL_MAJORITY), two nodes cut off from three (PARTITION_HALVES), a bridge (PARTITION_BRIDGE),
+ * and every fault kind mixed. Same checks as {@link NemesisIT}.
  */
 class NemesisFiveNodesIT {
-  private static final int SECONDS = Integer.getInteger("nemesis.seconds", 15);
+  private static final int SECONDS = Integer.getInteger("nemesis.seconds", 10);
   private static final Path OUT = Path.of(System.getProperty("basedir", "."), "target",
       "nemesis");
   private static DockerCluster cluster;
   private static ShaleClient client;
+  private static int run = 500;
 
   @BeforeAll
   static void start() throws Exception {
     String base = DockerCluster.requireDockerAndBaseImage();
     DockerCluster.buildImage(base);
-    cluster = new DockerCluster(5);
+    cluster = NemesisRun.cluster(5);
     client = NemesisRun.start(cluster);
   }
 
@@ -35,13 +41,24 @@ class NemesisFiveNodesIT {
     }
   }
 
-  @Test
-  void threeOfFiveKilled() throws Exception {
-    NemesisRun.run(cluster, client, Nemesis.Fault.KILL_MAJORITY, 501, SECONDS, OUT);
-  }
-
-  @Test
-  void mixedFaults() throws Exception {
-    NemesisRun.run(cluster, client, Nemesis.Fault.MIXED, 502, SECONDS, OUT);
+  /**
+   * Default: 3 of 5 killed at once, 2 cut off from 3, a bridge, every kind mixed. Other kinds or
+   * more runs: {@code -Dnemesis.faults5=KILL_MAJORITY,MIXED -Dnemesis.runs5=10}.
+   */
+  @TestFactory
+  Stream<DynamicTest> faultKinds() {
+    String kinds = System.getProperty("nemesis.faults5", "");
+    List<Nemesis.Fault> faults = kinds.isEmpty() ? List.of(Nemesis.Fault.KILL_MAJORITY,
+        Nemesis.Fault.PARTITION_HALVES, Nemesis.Fault.PARTITION_BRIDGE, Nemesis.Fault.MIXED)
+        : Nemesis.parse(kinds);
+    int runs = Integer.getInteger("nemesis.runs5", 1);
+    List<DynamicTest> tests = new ArrayList<>();
+    for (Nemesis.Fault f : faults) {
+      for (int r = 1; r <= runs; r++) {
+        tests.add(DynamicTest.dynamicTest(f + " run " + r + " on 5 nodes",
+            () -> NemesisRun.run(cluster, client, f, ++run, SECONDS, OUT)));
+      }
+    }
+    return tests.stream();
   }
 }

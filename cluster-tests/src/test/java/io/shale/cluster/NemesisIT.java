@@ -32,7 +32,7 @@ import org.junit.jupiter.api.TestFactory;
  */
 class NemesisIT {
   private static final int RUNS = Integer.getInteger("nemesis.runs", 1);
-  private static final int SECONDS = Integer.getInteger("nemesis.seconds", 15);
+  private static final int SECONDS = Integer.getInteger("nemesis.seconds", 10);
   private static final String KINDS = System.getProperty("nemesis.faults", "");
   private static final Path OUT = Path.of(System.getProperty("basedir", "."), "target",
       "nemesis");
@@ -45,7 +45,7 @@ class NemesisIT {
   static void start() throws Exception {
     String base = DockerCluster.requireDockerAndBaseImage();
     DockerCluster.buildImage(base);
-    cluster = new DockerCluster(3);
+    cluster = NemesisRun.cluster(3);
     client = NemesisRun.start(cluster);
     Files.createDirectories(OUT);
   }
@@ -63,7 +63,7 @@ class NemesisIT {
   @TestFactory
   Stream<DynamicTest> everyFaultKind() {
     List<Nemesis.Fault> faults = KINDS.isEmpty() ? Arrays.asList(Nemesis.Fault.values())
-        : Arrays.stream(KINDS.split(",")).map(String::strip).map(Nemesis.Fault::valueOf).toList();
+        : Nemesis.parse(KINDS);
     List<DynamicTest> tests = new ArrayList<>();
     for (Nemesis.Fault f : faults) {
       for (int r = 1; r <= RUNS; r++) {

@@ -19,8 +19,13 @@ import java.util.Locale;
 final class NemesisRun {
   private NemesisRun() {}
 
+  /** {@code size} node containers configured for every fault kind (see {@link Nemesis}). */
+  static DockerCluster cluster(int size) throws Exception {
+    return new DockerCluster(size, Nemesis.NODE_CONFIG, Nemesis.NODE_ARGS);
+  }
+
   /**
-   * A cluster of {@code size} node containers with the suite's client (5 s deadline, quick
+   * The suite's client (5 s deadline, quick
    * retries, 2 s attempts), once a leader commits.
    */
   static ShaleClient start(DockerCluster cluster) throws Exception {
@@ -71,6 +76,18 @@ final class NemesisRun {
       history.add(Operation.read(history.size() + 100_000, 999, prefix + k,
           e == null ? null : e.valueUtf8(), called, System.nanoTime()));
     }
+    // Every replica, including one replaced or given a snapshot, holds the same data.
+    String agreed;
+    try {
+      agreed = cluster.awaitConvergence(Duration.ofSeconds(60));
+    } catch (AssertionError e) {
+      Files.createDirectories(out);
+      for (String id : cluster.nodes.keySet()) {
+        Files.writeString(out.resolve("run-" + n + "-" + id + ".log"), cluster.logs(id));
+      }
+      throw new AssertionError("run " + n + " (" + fault + ") after faults " + injected
+          + ": " + e.getMessage() + "node logs saved to " + out, e);
+    }
     long checkStart = System.nanoTime();
     LinearizabilityChecker.Result result = LinearizabilityChecker.check(history);
     long checkMillis = (System.nanoTime() - checkStart) / 1_000_000;
@@ -89,10 +106,9 @@ final class NemesisRun {
     }
     Files.writeString(summary, line, StandardOpenOption.APPEND);
     System.out.printf("nemesis run %d %s on %d nodes: %,d operations (%,d unknown outcome), faults %s; "
-        + "leader %d ms after healing; %s (checked in %d ms)%n", n, fault, cluster.nodes.size(),
-        history.size(),
-        load.unknownOutcomes(), injected, healMillis, result.linearizable() ? "linearizable"
-            : "NOT linearizable", checkMillis);
+        + "leader %d ms after healing; replicas agree (%s); %s (checked in %d ms)%n", n, fault,
+        cluster.nodes.size(), history.size(), load.unknownOutcomes(), injected, healMillis,
+        agreed, result.linearizable() ? "linearizable" : "NOT linearizable", checkMillis);
     if (!result.linearizable()) {
       Path saved = HistoryFile.write(out.resolve("run-" + n + "-" + fault + ".txt"), history,
           result);
@@ -101,4 +117,5 @@ final class NemesisRun {
     }
     assertThat(load.completed()).as("operations that completed during the run").isPositive();
     assertThat(injected).as("faults injected").isNotEmpty();
-  }}
+  }
+}

@@ -257,6 +257,9 @@ public final class ShaleStateMachine extends BaseStateMachine
         throw new IllegalStateException("leader " + leader.getId().toStringUtf8()
             + " has no client address to fetch a snapshot from");
       }
+      // Operators (and the nemesis tests) see an install start, not only its end.
+      System.err.println("shale: " + getId() + " installing a snapshot: fetching the checkpoint"
+          + " at index " + minIndex + " or later from " + address);
       try {
         SnapshotFetcher.Result r = SnapshotFetcher.fetch(address, minIndex, getId().toString(),
             engineDir, staged);
