@@ -160,8 +160,11 @@ final class DockerCluster implements AutoCloseable {
         .withCopyToContainer(Transferable.of(config(size) + extraConfig), "/etc/shale/node.toml")
         .withEnv("JAVA_OPTS", "-Xmx256m -Djava.security.properties=/etc/shale/java.security"
             + " -Dorg.slf4j.simpleLogger.log.org.apache.ratis=warn"
-            + " -Dorg.slf4j.simpleLogger.log.org.apache.ratis.server.impl.SnapshotInstallationHandler=info"
-            + " -Dorg.slf4j.simpleLogger.log.org.apache.ratis.server.impl.RaftServerImpl=info")
+            // Ratis's server (RaftServerImpl and the snapshot installation handler log under
+            // this name): elections, inconsistent appends and installs, for a failed run's logs.
+            + " -Dorg.slf4j.simpleLogger.log.org.apache.ratis.server=info"
+            + " -Dorg.slf4j.simpleLogger.log.org.apache.ratis.server.RaftServerConfigKeys=warn"
+            + " -Dorg.slf4j.simpleLogger.showDateTime=true")
         .withCommand(command.toArray(String[]::new))
         .waitingFor(Wait.forLogMessage("ready " + id + " .*\\n", 1)
             .withStartupTimeout(Duration.ofSeconds(90)));

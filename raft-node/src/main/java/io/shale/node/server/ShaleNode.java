@@ -159,10 +159,14 @@ public final class ShaleNode implements AutoCloseable {
     registry.config().commonTags("node", config.id());
     ShaleStateMachine sm = new ShaleStateMachine(config.dataDir(), config.engine(), registry);
     RaftGroup initial = join && !existing ? RaftGroup.valueOf(group.getGroupId()) : group;
+    // Every Raft message must be for this node (see RaftRecipientCheck).
+    org.apache.ratis.conf.Parameters parameters = new org.apache.ratis.conf.Parameters();
+    GrpcConfigKeys.Server.setServicesCustomizer(parameters, new RaftRecipientCheck(config.id()));
     RaftServer server = RaftServer.newBuilder()
         .setServerId(RaftPeerId.valueOf(config.id()))
         .setGroup(initial)
         .setProperties(p)
+        .setParameters(parameters)
         .setStateMachine(sm)
         .setOption(existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
         .build();
