@@ -88,6 +88,11 @@ final class NemesisRun {
       throw new AssertionError("run " + n + " (" + fault + ") after faults " + injected
           + ": " + e.getMessage() + "node logs saved to " + out, e);
     }
+    // Raft messages that reached a node other than the one they named and were refused
+    // (RaftRecipientCheck), in the cluster's life so far: senders log the refusal.
+    long misdirected = cluster.nodes.keySet().stream()
+        .mapToLong(id -> cluster.logs(id).lines().filter(l -> l.contains("Raft message for"))
+            .count()).sum();
     long checkStart = System.nanoTime();
     LinearizabilityChecker.Result result = LinearizabilityChecker.check(history);
     long checkMillis = (System.nanoTime() - checkStart) / 1_000_000;
@@ -106,9 +111,10 @@ final class NemesisRun {
     }
     Files.writeString(summary, line, StandardOpenOption.APPEND);
     System.out.printf("nemesis run %d %s on %d nodes: %,d operations (%,d unknown outcome), faults %s; "
-        + "leader %d ms after healing; replicas agree (%s); %s (checked in %d ms)%n", n, fault,
-        cluster.nodes.size(), history.size(), load.unknownOutcomes(), injected, healMillis,
-        agreed, result.linearizable() ? "linearizable" : "NOT linearizable", checkMillis);
+        + "leader %d ms after healing; replicas agree (%s); misdirected Raft messages refused so "
+        + "far: %d; %s (checked in %d ms)%n", n, fault, cluster.nodes.size(), history.size(),
+        load.unknownOutcomes(), injected, healMillis, agreed, misdirected,
+        result.linearizable() ? "linearizable" : "NOT linearizable", checkMillis);
     if (!result.linearizable()) {
       Path saved = HistoryFile.write(out.resolve("run-" + n + "-" + fault + ".txt"), history,
           result);
