@@ -21,10 +21,11 @@ import org.junit.jupiter.api.TestFactory;
 /**
  * The nemesis suite: a 3-node cluster in containers, concurrent clients doing random reads,
  * writes and compare-and-sets on 5 keys while a {@link Nemesis} injects one kind of fault after
- * another (kill of the leader, of a follower, of a majority; pause of the leader; the leader
- * isolated from the network; leadership transferred; all mixed). Each run: load for {@code nemesis.seconds} (default 15),
- * then heal, a leader within 30 s, a final read of every key, and the whole history checked for
- * linearizability; a failing history is saved under target/nemesis/ with its explanation.
+ * another (every {@link Nemesis.Fault}: kills, pause, isolation, partitions, leadership transfer,
+ * membership change, engine pressure, a kill during a snapshot install, all mixed). Each run:
+ * load for {@code nemesis.seconds} (default 10), then heal, a leader within 30 s, every replica
+ * holding the same data, a final read of every key, and the whole history checked for
+ * linearizability; a failing history (or the nodes' logs) is saved under target/nemesis/.
  *
  * <p>Short form (CI): one run per fault kind. Long form: {@code ops/bin/nemesis --runs 20
  * --seconds 60}, i.e. {@code -Dnemesis.runs=20 -Dnemesis.seconds=60}; a summary table goes to
