@@ -1274,6 +1274,7 @@ public final class Engine implements ReadView, AutoCloseable {
       Thread.currentThread().interrupt();
     }
     closed = true;
+    metrics.close();
     tableCache.close();
     blobFiles.close();
     eventLog.close();

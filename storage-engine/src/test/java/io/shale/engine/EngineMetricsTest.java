@@ -99,4 +99,32 @@ class EngineMetricsTest {
           .isEqualTo((double) after.levelBytes(1));
     }
   }
+
+  /**
+   * A node that installs a snapshot closes its engine and opens another on the same registry:
+   * the gauges must then read the new engine, not keep the first one's (Micrometer ignores a
+   * second gauge of the same name and tags).
+   */
+  @Test
+  void gaugesFollowAnEngineReopenedOnTheSameRegistry() throws IOException {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (Engine first = Engine.open(dir.resolve("a"), TestOptions.tiny(), registry)) {
+      first.pauseCompactions();
+      for (int i = 0; i < 3; i++) {
+        first.apply(new WriteBatch().put(("k" + i).getBytes(StandardCharsets.UTF_8),
+            new byte[100]), i + 1);
+        first.flush();
+      }
+      assertThat(registry.find("lsm.level.files").tag("level", "0").gauge().value())
+          .isEqualTo(3.0);
+    }
+    try (Engine second = Engine.open(dir.resolve("b"), TestOptions.tiny(), registry)) {
+      second.apply(new WriteBatch().put("x".getBytes(StandardCharsets.UTF_8), new byte[100]), 1);
+      second.flush();
+      assertThat(registry.find("lsm.level.files").tag("level", "0").gauges()).hasSize(1);
+      assertThat(registry.find("lsm.level.files").tag("level", "0").gauge().value())
+          .isEqualTo(1.0);
+      assertThat(registry.find("lsm.flush.count").counter().count()).isEqualTo(4.0);
+    }
+  }
 }

@@ -17,7 +17,9 @@ import java.util.function.ToDoubleFunction;
  * read) are created once per level, so recording is an increment, never a registry lookup.
  *
  * <p>Gauges read a {@link Source} (the engine), which the registry holds weakly: the engine keeps
- * this object, and the object keeps the source.
+ * this object, and the object keeps the source. {@link #close} unregisters them, so an engine
+ * reopened on the same registry (a node swapping in an installed snapshot) is the one they read;
+ * Micrometer would otherwise keep the first gauge of a name and ignore the new one.
  */
 public final class EngineMetrics {
   /** What the gauges read. */
@@ -59,6 +61,9 @@ public final class EngineMetrics {
   private final Counter flushBytes;
   private final Counter gcRelocatedBytes;
   private final Source source;
+  /** Meters that read {@link #source}; removed at close. */
+  private final java.util.List<io.micrometer.core.instrument.Meter> readers =
+      new java.util.ArrayList<>();
 
   public EngineMetrics(MeterRegistry registry, int numLevels, Source source) {
     this.registry = registry;
@@ -98,12 +103,20 @@ public final class EngineMetrics {
     gauge("lsm.pinned_obsolete_bytes", Tags.empty(), s -> s.pinnedObsoleteBytes());
     gauge("lsm.memtable.bytes", Tags.empty(), s -> s.memtableBytes());
     gauge("lsm.write_pressure.condition", Tags.empty(), s -> s.writePressureCondition());
-    FunctionCounter.builder("lsm.block_cache.hits", source, s -> s.blockCacheHits()).register(registry);
-    FunctionCounter.builder("lsm.block_cache.misses", source, s -> s.blockCacheMisses()).register(registry);
+    readers.add(FunctionCounter.builder("lsm.block_cache.hits", source, s -> s.blockCacheHits())
+        .register(registry));
+    readers.add(FunctionCounter.builder("lsm.block_cache.misses", source,
+        s -> s.blockCacheMisses()).register(registry));
   }
 
   private void gauge(String name, Tags tags, ToDoubleFunction<Source> f) {
-    Gauge.builder(name, source, f).tags(tags).register(registry);
+    readers.add(Gauge.builder(name, source, f).tags(tags).register(registry));
+  }
+
+  /** Unregisters the meters that read the engine (counters stay: they keep counting across). */
+  public void close() {
+    readers.forEach(registry::remove);
+    readers.clear();
   }
 
   public MeterRegistry registry() {
@@ -122,8 +135,8 @@ public final class EngineMetrics {
   }
 
   private void threshold(String kind, double value) {
-    Gauge.builder("lsm.write_pressure.threshold", () -> value).tag("kind", kind)
-        .register(registry);
+    readers.add(Gauge.builder("lsm.write_pressure.threshold", () -> value).tag("kind", kind)
+        .register(registry));
   }
 
   /** One Bloom probe on {@code level}: {@code passed} if the filter said maybe. */
