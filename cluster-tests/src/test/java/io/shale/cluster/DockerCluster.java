@@ -187,6 +187,26 @@ final class DockerCluster implements AutoCloseable {
     return nodes.get(id).getLogs();
   }
 
+  /**
+   * Copies node {@code id}'s data directory (engine, Raft log, checkpoints) to {@code dest}, so a
+   * failed run's files can be studied (e.g. with io.shale.engine.Verifier) after the containers
+   * are gone. Best effort: returns what {@code docker cp} printed if it failed.
+   */
+  String copyData(String id, Path dest) {
+    try {
+      Process p = new ProcessBuilder("docker", "cp",
+          nodes.get(id).getContainerId() + ":/var/lib/shale", dest.toString())
+          .redirectErrorStream(true).start();
+      String printed = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      return p.waitFor() == 0 ? "" : printed;
+    } catch (IOException e) {
+      return e.toString();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return e.toString();
+    }
+  }
+
   /** The image's node.toml for {@code size} peers n1..nN (the image itself names three). */
   static String config(int size) {
     StringBuilder t = new StringBuilder("""
@@ -379,11 +399,10 @@ final class DockerCluster implements AutoCloseable {
    * node only), or null if it cannot answer now.
    */
   String contentHash(String id) {
-    try (ShaleClient one = ShaleClient.builder().endpoints(endpoint(id))
-        .readConsistency(ReadConsistency.STALE).deadline(Duration.ofSeconds(10)).build()) {
+    try (ShaleClient one = alone(id)) {
       MessageDigest sha = MessageDigest.getInstance("SHA-256");
       long n = 0;
-      for (Entry e : one.scan(new byte[] {1}, null).pageSize(500)) {
+      for (Entry e : everything(one)) {
         sha.update(e.key());
         sha.update((byte) 0);
         sha.update(e.value());
@@ -394,6 +413,17 @@ final class DockerCluster implements AutoCloseable {
     } catch (Exception e) {
       return null;
     }
+  }
+
+  /** A client of node {@code id} alone, reading what that node has applied (STALE). */
+  private ShaleClient alone(String id) {
+    return ShaleClient.builder().endpoints(endpoint(id)).readConsistency(ReadConsistency.STALE)
+        .deadline(Duration.ofSeconds(10)).build();
+  }
+
+  /** Every key (they all start above byte 0) in pages of 500. */
+  private static Iterable<Entry> everything(ShaleClient one) {
+    return one.scan(new byte[] {1}, null).pageSize(500);
   }
 
   /** Waits until every node's content hash is the same; returns it, or fails naming them. */
@@ -423,8 +453,7 @@ final class DockerCluster implements AutoCloseable {
     StringBuilder out = new StringBuilder();
     Map<String, Map<String, String>> byKey = new java.util.TreeMap<>();
     for (String id : nodes.keySet()) {
-      try (ShaleClient one = ShaleClient.builder().endpoints(endpoint(id))
-          .readConsistency(ReadConsistency.STALE).deadline(Duration.ofSeconds(10)).build()) {
+      try (ShaleClient one = alone(id)) {
         var self = one.cluster().status().stream()
             .filter(n -> n.getMember().getId().equals(id)).findFirst().orElse(null);
         out.append(id).append(": ").append(self == null ? "no status" : self.getRole()
@@ -432,7 +461,7 @@ final class DockerCluster implements AutoCloseable {
             + self.getCommitIndex() + " applied " + self.getAppliedIndex() + " snapshot "
             + self.getSnapshotIndex() + " members " + one.cluster().members().members().stream()
                 .map(io.shale.client.Member::id).toList()).append('\n');
-        for (Entry e : one.scan(new byte[] {1}, null).pageSize(500)) {
+        for (Entry e : everything(one)) {
           String v = e.value().length > 40 ? e.value().length + " bytes" : e.valueUtf8();
           byKey.computeIfAbsent(e.keyUtf8(), k -> new java.util.TreeMap<>())
               .put(id, v + " @" + e.modIndex());

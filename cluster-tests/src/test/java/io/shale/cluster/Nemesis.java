@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.IntFunction;
 
 /**
  * Injects one kind of fault into a {@link DockerCluster} again and again while a workload runs,
@@ -355,21 +356,13 @@ final class Nemesis extends Thread {
       WriteThrottledException refused = null;
       byte[] value = new byte[4096];
       while (refused == null && System.nanoTime() - start < 30_000_000_000L && !stop) {
-        List<CompletableFuture<Void>> window = new ArrayList<>();
-        for (int i = 0; i < 16; i++) {
-          window.add(filler.putAsync(("fill/pressure/" + (written++ % 2000)).getBytes(), value));
-        }
-        for (CompletableFuture<Void> w : window) {
-          try {
-            w.join();
-          } catch (RuntimeException e) {
-            Throwable c = e.getCause() != null ? e.getCause() : e;
-            if (c instanceof WriteThrottledException t) {
-              refused = t;
-            }
-            // other failures (a leader change): write on
+        for (Throwable failure : fill("fill/pressure/", written % 2000, i -> value)) {
+          if (failure instanceof WriteThrottledException t) {
+            refused = t;
           }
+          // other failures (a leader change): write on
         }
+        written += FILL_WINDOW;
       }
       injected.add("PRESSURE " + node + " compactions paused; " + (refused == null
           ? "no write refused" : "writes refused after " + written + " fills ("
@@ -379,6 +372,29 @@ final class Nemesis extends Thread {
     } finally {
       resumeCompactions(node);
     }
+  }
+
+  /** Puts in flight at once by {@link #fill}. */
+  private static final int FILL_WINDOW = 16;
+
+  /**
+   * Writes keys {@code prefix + first} .. {@code prefix + (first + FILL_WINDOW - 1)} through the
+   * fail-fast filler client, all in flight at once, and returns the failures (their causes).
+   */
+  private List<Throwable> fill(String prefix, int first, IntFunction<byte[]> value) {
+    List<CompletableFuture<Void>> window = new ArrayList<>();
+    for (int i = first; i < first + FILL_WINDOW; i++) {
+      window.add(filler.putAsync((prefix + i).getBytes(), value.apply(i)));
+    }
+    List<Throwable> failures = new ArrayList<>();
+    for (CompletableFuture<Void> w : window) {
+      try {
+        w.join();
+      } catch (RuntimeException e) {
+        failures.add(e.getCause() != null ? e.getCause() : e);
+      }
+    }
+    return failures;
   }
 
   private void resumeCompactions(String node) throws InterruptedException {
@@ -410,19 +426,12 @@ final class Nemesis extends Thread {
       byte[] value = new byte[16 << 10];
       random.nextBytes(value);
       int failed = 0;
-      for (int done = 0; done < 1200; done += 16) {
-        List<CompletableFuture<Void>> window = new ArrayList<>();
-        for (int i = done; i < done + 16; i++) {
-          value[0] = (byte) i;
-          window.add(filler.putAsync(("fill/snapshot/" + i).getBytes(), value.clone()));
-        }
-        for (CompletableFuture<Void> w : window) {
-          try {
-            w.join();
-          } catch (RuntimeException e) {
-            failed++;
-          }
-        }
+      for (int done = 0; done < 1200; done += FILL_WINDOW) {
+        failed += fill("fill/snapshot/", done, i -> {
+          byte[] v = value.clone();
+          v[0] = (byte) i;
+          return v;
+        }).size();
       }
       long fillMillis = (System.nanoTime() - start) / 1_000_000;
       try {

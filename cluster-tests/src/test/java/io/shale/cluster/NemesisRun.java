@@ -84,9 +84,13 @@ final class NemesisRun {
       Files.createDirectories(out);
       for (String id : cluster.nodes.keySet()) {
         Files.writeString(out.resolve("run-" + n + "-" + id + ".log"), cluster.logs(id));
+        String failed = cluster.copyData(id, out.resolve("run-" + n + "-" + id + "-data"));
+        if (!failed.isEmpty()) {
+          System.err.println("could not copy " + id + "'s data directory: " + failed);
+        }
       }
       throw new AssertionError("run " + n + " (" + fault + ") after faults " + injected
-          + ": " + e.getMessage() + "node logs saved to " + out, e);
+          + ": " + e.getMessage() + "node logs and data directories saved to " + out, e);
     }
     // Raft messages that reached a node other than the one they named and were refused
     // (RaftRecipientCheck), in the cluster's life so far: senders log the refusal.
