@@ -1023,7 +1023,20 @@ public final class Engine implements ReadView, AutoCloseable {
     }
   }
 
+  /**
+   * Whether obsolete files may still be deleted: not once the engine is closed. A scan or
+   * snapshot left open then releases its tables later, when the directory may hold another
+   * engine's files under the same numbers (a node swaps a fetched checkpoint in for its engine
+   * directory); what is left behind is removed by the next open, which deletes unlisted files.
+   */
+  private boolean mayDeleteFiles() {
+    return !closed;
+  }
+
   private void deleteBlob(long number) {
+    if (!mayDeleteFiles()) {
+      return;
+    }
     blobFiles.evict(number);
     try {
       Files.deleteIfExists(FileNames.blob(dir, number));
@@ -1033,6 +1046,9 @@ public final class Engine implements ReadView, AutoCloseable {
   }
 
   private void deleteTable(long number) {
+    if (!mayDeleteFiles()) {
+      return;
+    }
     tableCache.evict(number);
     try {
       Files.deleteIfExists(FileNames.table(dir, number));

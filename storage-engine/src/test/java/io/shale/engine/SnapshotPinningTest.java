@@ -104,4 +104,39 @@ class SnapshotPinningTest {
       }
     }
   }
+
+  /**
+   * A scan still open when its engine closes releases its tables later. By then the directory
+   * may hold another engine's files under the same numbers (a node swaps a fetched checkpoint in
+   * for its engine directory): the late release must not delete them.
+   */
+  @Test
+  void aScanReleasedAfterItsEngineClosedDeletesNothing() throws IOException {
+    Path engineDir = dir.resolve("engine");
+    Path checkpoint = dir.resolve("checkpoint");
+    ScanIterator late;
+    try (Engine e = Engine.open(engineDir, TestOptions.tiny())) {
+      write(e, 1, "old", 1000);
+      e.compactRange();
+      e.checkpoint(checkpoint); // the same table numbers as the version the scan pins
+      late = e.scan(ScanOptions.all());
+      write(e, 2, "new", 1000);
+      e.compactRange(); // the pinned tables are obsolete now, kept for the scan
+    }
+    // The swap: the checkpoint becomes the engine directory, and an engine opens it.
+    Path old = dir.resolve("engine-old");
+    Files.move(engineDir, old);
+    Files.move(checkpoint, engineDir);
+    try (Engine reopened = Engine.open(engineDir, TestOptions.tiny())) {
+      late.close();
+      assertThat(reopened.get(b("k0007"))).isEqualTo(b("old-7-" + "x".repeat(40)));
+      try (ScanIterator all = reopened.scan(ScanOptions.all())) {
+        int n = 0;
+        while (all.next()) {
+          n++;
+        }
+        assertThat(n).isEqualTo(1000);
+      }
+    }
+  }
 }
