@@ -1,6 +1,11 @@
 package io.shale.engine;
 
+import io.shale.engine.blob.BlobFiles;
+import io.shale.engine.blob.BlobPointer;
 import io.shale.engine.io.CorruptionException;
+import io.shale.engine.iterator.Direction;
+import io.shale.engine.iterator.InternalIterator;
+import io.shale.engine.key.ValueKind;
 import io.shale.engine.sstable.BlockCache;
 import io.shale.engine.sstable.TableReader;
 import io.shale.engine.version.FileMetadata;
@@ -18,7 +23,8 @@ import java.util.Set;
 /**
  * Checks every checksum of an engine directory without modifying it: CURRENT, the manifest,
  * every block of every table the manifest lists (plus the table's properties against the
- * manifest's copy), and every record of every blob file it lists. Safe to run on a directory no engine has open; run from the command line as
+ * manifest's copy), every record of every blob file it lists, and every blob pointer of every
+ * table against the value it points to. Safe to run on a directory no engine has open; run from the command line as
  * {@code java -cp storage-engine.jar io.shale.engine.Verifier DIR}.
  */
 public final class Verifier {
@@ -26,7 +32,7 @@ public final class Verifier {
 
   /** What a verification found. An empty {@code problems} list means the directory is sound. */
   public record Report(List<String> problems, int tables, long blocks, long bytes,
-      List<String> unreferencedTables) {}
+      long blobPointers, List<String> unreferencedTables) {}
 
   public static Report verify(Path dir) throws IOException {
     List<String> problems = new ArrayList<>();
@@ -38,12 +44,14 @@ public final class Verifier {
       live = version.allFiles();
     } catch (CorruptionException e) {
       problems.add(e.getMessage());
-      return new Report(problems, 0, 0, 0, unreferenced);
+      return new Report(problems, 0, 0, 0, 0, unreferenced);
     }
     int tables = 0;
     long blocks = 0;
     long bytes = 0;
     BlockCache noCache = new BlockCache(0);
+    long pointers = 0;
+    BlobFiles blobs = new BlobFiles(n -> FileNames.blob(dir, n));
     Set<Long> listed = new HashSet<>();
     for (FileMetadata f : live) {
       listed.add(f.number());
@@ -61,6 +69,7 @@ public final class Verifier {
       try {
         r = TableReader.open(p, f.number(), noCache);
         blocks += r.verifyAllBlocks();
+        pointers += checkBlobPointers(r, version, blobs, problems);
         if (r.properties().entries() != f.properties().entries()
             || !java.util.Arrays.equals(r.properties().smallestKey(), f.smallestKey())
             || !java.util.Arrays.equals(r.properties().largestKey(), f.largestKey())) {
@@ -110,7 +119,50 @@ public final class Verifier {
         }
       }
     }
-    return new Report(problems, tables, blocks, bytes, unreferenced);
+    blobs.close();
+    return new Report(problems, tables, blocks, bytes, pointers, unreferenced);
+  }
+
+  /**
+   * Reads every value {@code table} points to in a blob file (an exact read, as a point read
+   * does) and checks it against the pointer's checksum; returns the number of pointers. Each
+   * blob file's records have their own checksums, but only this finds a pointer into the wrong
+   * place or into a file the manifest does not list.
+   */
+  private static long checkBlobPointers(TableReader table, io.shale.engine.version.Version version,
+      BlobFiles blobs, List<String> problems) {
+    long n = 0;
+    InternalIterator it = table.iterator(Direction.FORWARD);
+    try {
+      for (it.seekToFirst(); it.valid(); it.next()) {
+        if (it.kind() != ValueKind.BLOB_POINTER) {
+          continue;
+        }
+        n++;
+        BlobPointer ptr = BlobPointer.decode(it.value());
+        String where = table.file() + ": key " + printable(it.userKey()) + " (sequence "
+            + it.sequence() + ") points to blob file " + ptr.fileNumber() + " at offset "
+            + ptr.offset();
+        if (!version.blobFiles().containsKey(ptr.fileNumber())) {
+          problems.add(where + ", which the manifest does not list");
+          continue;
+        }
+        try {
+          blobs.read(ptr);
+        } catch (CorruptionException | java.io.UncheckedIOException e) {
+          problems.add(where + ": " + e.getMessage());
+        }
+      }
+    } finally {
+      it.close();
+    }
+    return n;
+  }
+
+  private static String printable(byte[] key) {
+    String s = new String(key, java.nio.charset.StandardCharsets.UTF_8);
+    return s.chars().allMatch(c -> c >= 0x20 && c < 0x7f) ? "\"" + s + "\""
+        : java.util.HexFormat.of().formatHex(key);
   }
 
   public static void main(String[] args) throws IOException {
@@ -119,8 +171,8 @@ public final class Verifier {
       System.exit(2);
     }
     Report r = verify(Path.of(args[0]));
-    System.out.printf("checked %d tables, %d data blocks and blob records, %d bytes%n", r.tables(), r.blocks(),
-        r.bytes());
+    System.out.printf("checked %d tables, %d data blocks and blob records, %d bytes, %d blob "
+        + "pointers%n", r.tables(), r.blocks(), r.bytes(), r.blobPointers());
     if (!r.unreferencedTables().isEmpty()) {
       System.out.println("not in the manifest (left by a crash; removed at the next open): "
           + r.unreferencedTables());
