@@ -7,6 +7,8 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -14,7 +16,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.LongUnaryOperator;
 import java.util.stream.Stream;
-import java.util.zip.CRC32C;
 
 /**
  * The checkpoints of one node under {@code dataDir/checkpoints}, each named
@@ -60,8 +61,11 @@ public final class CheckpointStore {
     }
   }
 
-  /** A file of a checkpoint with its size and the CRC32C of its whole contents. */
-  public record FileEntry(String name, long size, int crc32c) {}
+  /**
+   * A file of a checkpoint with its size and the SHA-256 of its whole contents: the file's
+   * identity when a follower decides whether a file of the same name it holds is this one.
+   */
+  public record FileEntry(String name, long size, byte[] sha256) {}
 
   public CheckpointStore(Path root) throws IOException {
     this.root = root;
@@ -149,7 +153,7 @@ public final class CheckpointStore {
         List<FileEntry> out = new ArrayList<>();
         try (Stream<Path> s = Files.list(c.dir)) {
           for (Path p : (Iterable<Path>) s.sorted()::iterator) {
-            out.add(new FileEntry(p.getFileName().toString(), Files.size(p), crc32c(p)));
+            out.add(new FileEntry(p.getFileName().toString(), Files.size(p), sha256(p)));
           }
         }
         c.files = List.copyOf(out);
@@ -182,16 +186,29 @@ public final class CheckpointStore {
     }
   }
 
-  /** The CRC32C of a whole file. */
-  public static int crc32c(Path file) throws IOException {
-    CRC32C crc = new CRC32C();
+  /**
+   * The SHA-256 of a whole file. Not a CRC32C: the engine's files are sequences of records that
+   * each end with their own CRC32C, and by the CRC's linearity such a file's whole-file CRC32C
+   * depends on its record lengths, not their contents (two blob files of equal value lengths
+   * had the same one; nemesis run 11 of 2026-12-01).
+   */
+  public static byte[] sha256(Path file) throws IOException {
+    MessageDigest sha = newSha256();
     byte[] buf = new byte[1 << 16];
     try (InputStream in = Files.newInputStream(file)) {
       for (int n; (n = in.read(buf)) > 0; ) {
-        crc.update(buf, 0, n);
+        sha.update(buf, 0, n);
       }
     }
-    return (int) crc.getValue();
+    return sha.digest();
+  }
+
+  static MessageDigest newSha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java runtime has SHA-256", e);
+    }
   }
 
   static void deleteTree(Path dir) throws IOException {

@@ -17,16 +17,22 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.concurrent.TimeUnit;
-import java.util.zip.CRC32C;
 
 /**
  * The follower's side of a snapshot transfer: fetches the leader's checkpoint into a
  * {@link StagedInstall}. A table or blob file the local engine already holds under the same name
- * with the same size and CRC32C (files are immutable, so that is the same file) is hard-linked
+ * with the same size and SHA-256 (files are immutable, so that is the same file) is hard-linked
  * instead of fetched; manifests are always fetched. Every fetched file is checked against the
- * leader's CRC32C and synced before the install is marked ready.
+ * leader's SHA-256 and synced before the install is marked ready.
+ *
+ * <p>Why a cryptographic hash: names alone mean nothing across nodes (each engine numbers its
+ * own files), and a whole-file CRC32C does not tell two of the engine's files apart when their
+ * records have the same lengths (see {@link CheckpointStore#sha256}); reusing such a file put
+ * another lineage's blob file under tables that point into it.
  */
 public final class SnapshotFetcher {
   /** What one transfer did. */
@@ -89,17 +95,24 @@ public final class SnapshotFetcher {
     }
   }
 
-  /** Only immutable files (tables, blob files) may be shared with the live engine directory. */
-  private static boolean reusable(Path local, CheckpointFile f) throws IOException {
+  /**
+   * Whether {@code local} is the leader's file {@code f}: only immutable files (tables, blob
+   * files) may be shared with the live engine directory, and only with the same size and SHA-256.
+   */
+  static boolean reusable(Path local, CheckpointFile f) throws IOException {
     boolean immutable = FileNames.parseTable(f.getName()) >= 0
         || FileNames.parseBlob(f.getName()) >= 0;
     return immutable && Files.isRegularFile(local) && Files.size(local) == f.getSize()
-        && CheckpointStore.crc32c(local) == f.getCrc32C();
+        && MessageDigest.isEqual(CheckpointStore.sha256(local), f.getSha256().toByteArray());
   }
 
   private static void download(SnapshotTransferGrpc.SnapshotTransferBlockingStub stub, long id,
       CheckpointFile f, Path target, String address) throws IOException {
-    CRC32C crc = new CRC32C();
+    if (f.getSha256().size() != 32) {
+      throw new IOException("the manifest from " + address + " gives checkpoint file "
+          + f.getName() + " no SHA-256 (a leader older than this node?)");
+    }
+    MessageDigest sha = CheckpointStore.newSha256();
     long size = 0;
     try (FileChannel out = FileChannel.open(target, StandardOpenOption.CREATE_NEW,
         StandardOpenOption.WRITE)) {
@@ -107,16 +120,17 @@ public final class SnapshotFetcher {
           FetchRequest.newBuilder().setCheckpointId(id).setName(f.getName()).build());
       while (chunks.hasNext()) {
         ByteBuffer data = chunks.next().getData().asReadOnlyByteBuffer();
-        crc.update(data.duplicate());
+        sha.update(data.duplicate());
         size += data.remaining();
         DurableFiles.writeFully(out, data);
       }
       out.force(true);
     }
-    if (size != f.getSize() || (int) crc.getValue() != f.getCrc32C()) {
+    byte[] digest = sha.digest();
+    if (size != f.getSize() || !MessageDigest.isEqual(digest, f.getSha256().toByteArray())) {
       throw new IOException("checkpoint file " + f.getName() + " from " + address + " arrived with "
-          + size + " bytes and CRC32C " + Integer.toHexString((int) crc.getValue())
-          + ", expected " + f.getSize() + " bytes and " + Integer.toHexString(f.getCrc32C()));
+          + size + " bytes and SHA-256 " + HexFormat.of().formatHex(digest) + ", expected "
+          + f.getSize() + " bytes and " + HexFormat.of().formatHex(f.getSha256().toByteArray()));
     }
   }
 }

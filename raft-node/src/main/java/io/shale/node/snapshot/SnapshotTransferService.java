@@ -53,7 +53,7 @@ public final class SnapshotTransferService extends SnapshotTransferGrpc.Snapshot
           .setTerm(c.term()).setIndex(c.index());
       for (CheckpointStore.FileEntry f : store.files(c)) {
         b.addFiles(CheckpointFile.newBuilder().setName(f.name()).setSize(f.size())
-            .setCrc32C(f.crc32c()));
+            .setSha256(ByteString.copyFrom(f.sha256())));
       }
       out.onNext(b.build());
       out.onCompleted();

@@ -7,7 +7,7 @@
  * streaming files itself, the leader tells a lagging follower where its log starts, and the
  * follower's state machine fetches the leader's checkpoint over the node-to-node
  * {@code SnapshotTransfer} gRPC service ({@link io.shale.node.snapshot.SnapshotFetcher}), copying
- * only the files it does not already hold with the same name and CRC32C, into a staging
+ * only the files it does not already hold with the same name, size and SHA-256, into a staging
  * directory that replaces the engine directory atomically
  * ({@link io.shale.node.snapshot.StagedInstall}) when Ratis reloads the state machine.
  */
