@@ -123,6 +123,18 @@ public final class CheckpointStore {
     return e == null ? null : e.getValue();
   }
 
+  /**
+   * The newest checkpoint, pinned for a transfer in the same step (a checkpoint taken between
+   * looking it up and pinning it would otherwise drop it), or null before the first.
+   */
+  public synchronized Checkpoint pinNewest() {
+    Checkpoint c = newest();
+    if (c != null) {
+      pin(c);
+    }
+    return c;
+  }
+
   /** Pins {@code c} for a transfer; release it with {@link #release}. */
   public synchronized void pin(Checkpoint c) {
     c.pins++;

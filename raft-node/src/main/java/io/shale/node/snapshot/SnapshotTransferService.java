@@ -38,17 +38,21 @@ public final class SnapshotTransferService extends SnapshotTransferGrpc.Snapshot
   @Override
   public void manifest(ManifestRequest request, StreamObserver<ManifestResponse> out) {
     try {
-      CheckpointStore.Checkpoint c = store.newest();
+      CheckpointStore.Checkpoint c = store.pinNewest();
       if (c == null || c.index() < request.getMinIndex()) {
-        c = take.call();
+        if (c != null) {
+          store.release(c.index());
+        }
+        take.call();
+        c = store.pinNewest(); // the one just taken, or a newer one
       }
       if (c.index() < request.getMinIndex()) {
+        store.release(c.index());
         out.onError(Status.FAILED_PRECONDITION.withDescription("this node's newest checkpoint "
             + "is at index " + c.index() + ", below the " + request.getMinIndex() + " asked for")
             .asException());
         return;
       }
-      store.pin(c);
       ManifestResponse.Builder b = ManifestResponse.newBuilder().setCheckpointId(c.index())
           .setTerm(c.term()).setIndex(c.index());
       for (CheckpointStore.FileEntry f : store.files(c)) {
