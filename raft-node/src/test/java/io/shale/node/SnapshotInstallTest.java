@@ -123,4 +123,47 @@ class SnapshotInstallTest {
     }
     return installed;
   }
+
+  /**
+   * What Ratis is told is the latest snapshot must be the checkpoint it took (where it purges
+   * the log), not the engine's persisted index, which every later flush moves on: a leader
+   * looks up the term of the entry before a follower's next index there, and when that lookup
+   * missed it told a follower that had just installed the checkpoint to install it again, for
+   * ever (nemesis, 2026-12-01). A restarted node reports the engine it opened.
+   */
+  @Test
+  void theLatestSnapshotIsTheCheckpointNotTheLaterFlushes() throws Exception {
+    try (LocalCluster cluster = new LocalCluster(dir, 3, ENGINE, RAFT)) {
+      String leader = cluster.leader();
+      ManagedChannel ch = NettyChannelBuilder.forAddress("127.0.0.1",
+          cluster.node(leader).apiPort()).usePlaintext().build();
+      try {
+        KVGrpc.KVBlockingStub kv = KVGrpc.newBlockingStub(ch);
+        for (int i = 0; i < 30; i++) {
+          kv.put(PutRequest.newBuilder().setKey(key(i)).setValue(ByteString.copyFrom(value(i, 1)))
+              .build());
+        }
+        long snapshot = ClusterGrpc.newBlockingStub(ch)
+            .snapshot(SnapshotRequest.getDefaultInstance()).getIndex();
+        assertThat(snapshot).isGreaterThan(0);
+        for (int i = 0; i < 30; i++) {
+          kv.put(PutRequest.newBuilder().setKey(key(i)).setValue(ByteString.copyFrom(value(i, 2)))
+              .build());
+        }
+        Engine engine = cluster.node(leader).stateMachine().engine();
+        engine.flush();
+        assertThat(engine.persistedAppliedIndex()).isGreaterThan(snapshot);
+        assertThat(cluster.node(leader).stateMachine().getLatestSnapshot().getTermIndex()
+            .getIndex()).isEqualTo(snapshot);
+      } finally {
+        ch.shutdownNow();
+      }
+      String other = cluster.running().stream().filter(n -> !n.equals(leader)).findFirst()
+          .orElseThrow();
+      cluster.stop(other);
+      ShaleNode restarted = cluster.start(other);
+      assertThat(restarted.stateMachine().getLatestSnapshot().getTermIndex().getIndex())
+          .isEqualTo(restarted.stateMachine().engine().persistedAppliedIndex());
+    }
+  }
 }

@@ -116,11 +116,22 @@ public final class ShaleStateMachine extends BaseStateMachine
     byte[] t = e.get(TERM_KEY);
     lastTerm = t == null ? -1 : ByteBuffer.wrap(t).getLong();
     termStarts.clear();
-    if (index > 0 && lastTerm >= 0) {
+    boolean applied = index > 0 && lastTerm >= 0;
+    if (applied) {
       termStarts.put(0L, lastTerm);
-      updateLastAppliedTermIndex(lastTerm, index);
+      // The snapshot Ratis learns of at start (getLatestSnapshot) is the engine as opened: after
+      // an install or a crash the newest checkpoint may be older than what the engine holds, and
+      // the Raft log may already be purged up to the engine's index.
+      CheckpointStore.Checkpoint newest = checkpoints.newest();
+      if (newest == null || newest.index() < index) {
+        checkpoints.take(e, this::termOf);
+      }
     }
     engine = e;
+    if (applied) {
+      // Last: whoever sees the new applied index finds the engine that holds it.
+      updateLastAppliedTermIndex(lastTerm, index);
+    }
   }
 
   private volatile ReplicaPressure pressure;
@@ -178,18 +189,21 @@ public final class ShaleStateMachine extends BaseStateMachine
     return engine;
   }
 
+  /**
+   * The newest checkpoint: the snapshot Ratis took last (or the one this node installed or
+   * opened with, see {@link #openEngine}), not the engine's persisted index, which moves on with
+   * every flush. A leader whose log starts right after its snapshot finds the term of the entry
+   * before a follower's next index here; answering a later index made it miss, so it told a
+   * follower that had just installed that snapshot to install it again, for ever (nemesis run 11,
+   * 2026-12-01: "ALREADY_INSTALLED, current snapshot index: 9224", about 250 times a second).
+   */
   @Override
   public SnapshotInfo getLatestSnapshot() {
-    Engine e = engine;
-    if (e == null) {
+    CheckpointStore.Checkpoint newest = checkpoints.newest();
+    if (newest == null || newest.index() <= 0) {
       return null;
     }
-    long index = e.persistedAppliedIndex();
-    Map.Entry<Long, Long> term = termStarts.floorEntry(index);
-    if (index <= 0 || term == null) {
-      return null;
-    }
-    TermIndex ti = TermIndex.valueOf(term.getValue(), index);
+    TermIndex ti = TermIndex.valueOf(newest.term(), newest.index());
     return new SnapshotInfo() {
       @Override
       public TermIndex getTermIndex() {
