@@ -59,6 +59,8 @@ class NemesisFiveNodesIT {
             () -> NemesisRun.run(cluster, client, f, ++run, SECONDS, OUT)));
       }
     }
+    tests.add(DynamicTest.dynamicTest("every node's files verified",
+        () -> NemesisRun.verifyFiles(cluster, client, OUT)));
     return tests.stream();
   }
 }

@@ -72,6 +72,8 @@ class NemesisIT {
         tests.add(DynamicTest.dynamicTest(f + " run " + round, () -> oneRun(f)));
       }
     }
+    tests.add(DynamicTest.dynamicTest("every node's files verified",
+        () -> NemesisRun.verifyFiles(cluster, client, OUT)));
     return tests.stream();
   }
 
