@@ -222,4 +222,37 @@ class ClusterServiceTest {
     return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
         .build(), HttpResponse.BodyHandlers.ofString());
   }
+
+  /**
+   * A removal computed from a view of the members that is no longer the leader's is refused and
+   * changes nothing. Found by the nemesis: a node that had not yet seen n2 added back computed
+   * "members minus n1" as {n3}, and the unconditional change removed n1 and n2 at once.
+   */
+  @Test
+  void aRemovalFromAStaleViewOfTheMembersIsRefused() throws Exception {
+    List<org.apache.ratis.protocol.RaftPeer> all = new ArrayList<>(cluster.group().getPeers());
+    List<org.apache.ratis.protocol.RaftPeer> stale = all.stream()
+        .filter(p -> !p.getId().toString().equals("n2")).toList();
+    try (org.apache.ratis.client.RaftClient raft = cluster.client()) {
+      org.apache.ratis.protocol.RaftClientReply r = raft.admin().setConfiguration(
+          io.shale.node.api.ClusterService.removal(stale, "n1"));
+      assertThat(r.isSuccess()).as("removal from a stale view").isFalse();
+      assertThat(r.getException())
+          .isInstanceOf(org.apache.ratis.protocol.exceptions.SetConfigurationException.class);
+    } catch (org.apache.ratis.protocol.exceptions.SetConfigurationException refused) {
+      // the client may raise the refusal instead of returning it: refused either way
+    }
+    MembersResponse m = ClusterGrpc.newBlockingStub(channel(cluster.leader()))
+        .listMembers(ListMembersRequest.getDefaultInstance());
+    assertThat(m.getMembersList()).extracting(Member::getId).containsExactlyInAnyOrder("n1", "n2",
+        "n3");
+    // From the current view a removal goes through, and removes only its member.
+    String leader = cluster.leader();
+    String follower = List.of("n1", "n2", "n3").stream().filter(n -> !n.equals(leader))
+        .findFirst().orElseThrow();
+    MembersResponse after = ClusterGrpc.newBlockingStub(channel(leader))
+        .removeMember(RemoveMemberRequest.newBuilder().setId(follower).build());
+    assertThat(after.getMembersList()).extracting(Member::getId).hasSize(2)
+        .doesNotContain(follower);
+  }
 }

@@ -24,7 +24,6 @@ import io.shale.engine.Engine;
 import io.shale.engine.EngineStats;
 import io.shale.node.statemachine.ShaleStateMachine;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -32,6 +31,8 @@ import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.SetConfigurationRequest;
+import org.apache.ratis.protocol.exceptions.SetConfigurationException;
 import org.apache.ratis.server.RaftServer;
 
 /**
@@ -159,47 +160,58 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
           + "api_address").asException());
       return;
     }
-    List<RaftPeer> next = new ArrayList<>();
-    for (RaftPeer p : members()) {
-      if (p.getId().toString().equals(m.getId())) {
-        out.onError(Status.ALREADY_EXISTS.withDescription(m.getId() + " is already a member")
-            .asException());
-        return;
-      }
-      next.add(p);
+    if (members().stream().anyMatch(p -> p.getId().toString().equals(m.getId()))) {
+      out.onError(Status.ALREADY_EXISTS.withDescription(m.getId() + " is already a member")
+          .asException());
+      return;
     }
-    next.add(RaftPeer.newBuilder().setId(m.getId()).setAddress(m.getRaftAddress())
-        .setDataStreamAddress(m.getApiAddress()).build());
-    reconfigure(next, "adding " + m.getId(), out);
+    RaftPeer added = RaftPeer.newBuilder().setId(m.getId()).setAddress(m.getRaftAddress())
+        .setDataStreamAddress(m.getApiAddress()).build();
+    // ADD: the leader adds the peer to its own current configuration, whatever this node saw.
+    reconfigure(SetConfigurationRequest.Arguments.newBuilder().setServersInNewConf(List.of(added))
+        .setMode(SetConfigurationRequest.Mode.ADD).build(), "adding " + m.getId(), out);
   }
 
   @Override
   public void removeMember(RemoveMemberRequest request, StreamObserver<MembersResponse> out) {
-    List<RaftPeer> next = new ArrayList<>();
-    boolean found = false;
-    for (RaftPeer p : members()) {
-      if (p.getId().toString().equals(request.getId())) {
-        found = true;
-      } else {
-        next.add(p);
-      }
-    }
-    if (!found) {
+    List<RaftPeer> current = List.copyOf(members());
+    if (current.stream().noneMatch(p -> p.getId().toString().equals(request.getId()))) {
       out.onError(Status.NOT_FOUND.withDescription(request.getId() + " is not a member")
           .asException());
       return;
     }
-    if (next.isEmpty()) {
+    if (current.size() == 1) {
       out.onError(Status.FAILED_PRECONDITION.withDescription("cannot remove the last member")
           .asException());
       return;
     }
-    reconfigure(next, "removing " + request.getId(), out);
+    reconfigure(removal(current, request.getId()), "removing " + request.getId(), out);
   }
 
-  private void reconfigure(List<RaftPeer> next, String what, StreamObserver<MembersResponse> out) {
+  /**
+   * The change that removes {@code id} from {@code current}, applied only if the leader's
+   * configuration still is {@code current}. This node's view may be behind the leader's (a
+   * member added back a moment ago): set unconditionally, "current minus id" from a stale view
+   * removed that other member too (the nemesis's membership runs went from three members to
+   * one in a single change).
+   */
+  public static SetConfigurationRequest.Arguments removal(List<RaftPeer> current, String id) {
+    List<RaftPeer> next = current.stream().filter(p -> !p.getId().toString().equals(id))
+        .toList();
+    return SetConfigurationRequest.Arguments.newBuilder().setServersInCurrentConf(current)
+        .setServersInNewConf(next).setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET).build();
+  }
+
+  private void reconfigure(SetConfigurationRequest.Arguments change, String what,
+      StreamObserver<MembersResponse> out) {
     try {
-      RaftClientReply r = raft.admin().setConfiguration(next);
+      RaftClientReply r = raft.admin().setConfiguration(change);
+      if (!r.isSuccess() && r.getException() instanceof SetConfigurationException refused) {
+        out.onError(Status.ABORTED.withDescription(what + " refused: the configuration is not "
+            + "the one this node sees (it changed meanwhile, or this node lags); list the "
+            + "members and ask again: " + refused.getMessage()).asException());
+        return;
+      }
       if (!r.isSuccess()) {
         out.onError(Status.UNAVAILABLE.withDescription(what + " failed: " + r.getException())
             .asException());
