@@ -76,11 +76,46 @@ final class RetryingCall<T> {
 
   static <T> CompletableFuture<T> start(Settings s, String operation, Rpc<T> rpc) {
     RetryingCall<T> c = new RetryingCall<>(s, operation, rpc);
+    c.watchdog();
     c.attempt();
     return c.result;
   }
 
+  /** How long after its deadline a call still unanswered is ended by {@link #watchdog}. */
+  static final long WATCHDOG_GRACE_MILLIS = 1000;
+
+  /**
+   * Ends the call at its deadline (plus a grace for the last attempt's own timeout to report
+   * first) whatever became of its attempts: an answer that never came, a retry lost, an
+   * exception thrown on a transport thread. The nemesis suite saw calls hang for minutes, past
+   * a 5 s deadline, with the cluster's nodes killed; a caller must always get an answer.
+   */
+  private void watchdog() {
+    long delay = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime())
+        + WATCHDOG_GRACE_MILLIS;
+    try {
+      java.util.concurrent.ScheduledFuture<?> w = s.timer().schedule(() -> {
+        if (result.isDone()) {
+          return;
+        }
+        fail(System.nanoTime() >= deadlineNanos ? timeout()
+            : new ShaleException("the client was closed during " + operation, null));
+      }, delay, TimeUnit.MILLISECONDS);
+      result.whenComplete((v, e) -> w.cancel(false));
+    } catch (RuntimeException closed) {
+      // A closed client: attempt() says so.
+    }
+  }
+
   private void attempt() {
+    try {
+      attemptOnce();
+    } catch (RuntimeException | Error e) {
+      fail(new ShaleException("internal error in the client during " + operation, e));
+    }
+  }
+
+  private void attemptOnce() {
     long remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
     if (remainingMillis <= 0) {
       fail(timeout());
@@ -105,7 +140,12 @@ final class RetryingCall<T> {
 
       @Override
       public void onFailure(Throwable t) {
-        failed(endpoint, t);
+        try {
+          failed(endpoint, t);
+        } catch (RuntimeException | Error e) {
+          fail(new ShaleException("internal error in the client after a failed " + operation
+              + ": " + t, e));
+        }
       }
     }, MoreExecutors.directExecutor());
   }

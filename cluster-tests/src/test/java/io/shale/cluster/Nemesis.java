@@ -101,10 +101,10 @@ final class Nemesis extends Thread {
   /** Stops injecting, heals what is still broken and returns the faults injected. */
   List<String> finish() throws InterruptedException {
     stop = true;
-    join(180_000);
+    join(300_000);
     filler.close();
     if (isAlive()) {
-      throw new AssertionError("the nemesis did not stop within 180 s: " + injected);
+      throw new AssertionError("the nemesis did not stop within 300 s: " + injected);
     }
     if (failure != null) {
       throw new AssertionError("the nemesis failed after " + injected, failure);
@@ -304,7 +304,9 @@ final class Nemesis extends Thread {
       return;
     }
     cluster.replaceWithJoiner(victim);
-    addBack(victim, Duration.ofSeconds(60));
+    // The empty node must first install a snapshot of everything written so far (20 MB and more
+    // after the snapshot-install runs), which took over a minute on 2 busy cores.
+    addBack(victim, Duration.ofSeconds(180));
     injected.add("MEMBERSHIP " + victim + " removed, replaced by an empty node and added back in "
         + (System.nanoTime() - start) / 1_000_000 + " ms");
   }
