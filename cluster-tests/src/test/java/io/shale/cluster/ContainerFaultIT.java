@@ -126,7 +126,21 @@ class ContainerFaultIT {
         assertThat(e).as("%s: acknowledged write %s", after, w.getKey()).isNotNull();
         assertThat(e.value()).as("%s: value of %s", after, w.getKey()).isEqualTo(w.getValue());
       }
-      String hash = cluster.awaitConvergence(Duration.ofSeconds(60));
+      String hash;
+      try {
+        hash = cluster.awaitConvergence(Duration.ofSeconds(60));
+      } catch (AssertionError diverged) {
+        // The nodes' logs, for study: what the lagging node and the leader said meanwhile.
+        java.nio.file.Path out = java.nio.file.Path.of(System.getProperty("basedir", "."),
+            "target", "container-faults");
+        java.nio.file.Files.createDirectories(out);
+        for (String id : cluster.nodes.keySet()) {
+          java.nio.file.Files.writeString(out.resolve(id + "-" + System.currentTimeMillis()
+              + ".log"), cluster.logs(id));
+        }
+        throw new AssertionError(after + ": " + diverged.getMessage() + "node logs saved to "
+            + out, diverged);
+      }
       System.out.printf("%s: leader %s after %d ms; %d acknowledged writes all read back "
           + "(%d failed or timed out during faults); every node holds %s%n", after, leader,
           leaderMillis, acknowledged, writer.failures.get(), hash);
