@@ -91,6 +91,12 @@ public final class ShaleNode implements AutoCloseable {
     // and fsyncs it) after every commit, doubling the log rounds per write. Restart does not
     // need it: the engine's persisted index says what is applied and durable.
     RaftServerConfigKeys.Log.setLogMetadataEnabled(p, false);
+    // Off, against Ratis's default: with "append-entries compose" a follower that receives a
+    // request starting where one still being written starts answers SUCCESS up to the second
+    // one's last entry while only the first one's entries get written. The leader then never
+    // resends the difference and the follower stays behind for good (found by the nemesis
+    // suite; FollowerAppendTest). Without it each request is appended in order.
+    RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(p, false);
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, s.snapshotEveryEntries());
     RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(s.logSegmentSize()));
