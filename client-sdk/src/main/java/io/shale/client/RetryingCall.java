@@ -7,9 +7,11 @@ import com.google.common.util.concurrent.MoreExecutors;
 import io.grpc.Channel;
 import io.grpc.Metadata;
 import io.grpc.Status;
+import java.net.ConnectException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -94,7 +96,7 @@ final class RetryingCall<T> {
     long delay = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime())
         + WATCHDOG_GRACE_MILLIS;
     try {
-      java.util.concurrent.ScheduledFuture<?> w = s.timer().schedule(() -> {
+      ScheduledFuture<?> w = s.timer().schedule(() -> {
         if (result.isDone()) {
           return;
         }
@@ -184,7 +186,7 @@ final class RetryingCall<T> {
       }
       case UNAVAILABLE, DEADLINE_EXCEEDED -> {
         transientFailures++;
-        if (!(lastStatus.getCause() instanceof java.net.ConnectException)) {
+        if (!(lastStatus.getCause() instanceof ConnectException)) {
           // Not a refused connection: the request may have reached a node before the failure.
           ambiguous = true;
         }

@@ -34,6 +34,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -77,15 +78,14 @@ public final class ShaleClient implements AutoCloseable {
         .newChannelBuilder(address, credentials).maxInboundMessageSize(b.maxMessageBytes)
         .build());
     this.readConsistency = b.readConsistency;
-    java.util.concurrent.ScheduledThreadPoolExecutor t1 =
-        new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
-          Thread t = new Thread(r, "shale-client-timer");
-          t.setDaemon(true);
-          return t;
-        });
+    ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, r -> {
+      Thread thread = new Thread(r, "shale-client-timer");
+      thread.setDaemon(true);
+      return thread;
+    });
     // Every call schedules its deadline watchdog and cancels it when answered: drop those.
-    t1.setRemoveOnCancelPolicy(true);
-    this.timer = t1;
+    t.setRemoveOnCancelPolicy(true);
+    this.timer = t;
     this.settings = new RetryingCall.Settings(endpoints, b.deadline, b.retry, b.throttle, timer,
         new ClientMetrics(b.registry), this::discoverLeader);
     this.cluster = new ClusterAdmin(settings);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shale.client.Entry;
 import io.shale.client.ShaleClient;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
@@ -131,13 +132,8 @@ class ContainerFaultIT {
         hash = cluster.awaitConvergence(Duration.ofSeconds(60));
       } catch (AssertionError diverged) {
         // The nodes' logs, for study: what the lagging node and the leader said meanwhile.
-        java.nio.file.Path out = java.nio.file.Path.of(System.getProperty("basedir", "."),
-            "target", "container-faults");
-        java.nio.file.Files.createDirectories(out);
-        for (String id : cluster.nodes.keySet()) {
-          java.nio.file.Files.writeString(out.resolve(id + "-" + System.currentTimeMillis()
-              + ".log"), cluster.logs(id));
-        }
+        Path out = Path.of(System.getProperty("basedir", "."), "target", "container-faults");
+        cluster.saveForStudy(out, System.currentTimeMillis() + "-", false);
         throw new AssertionError(after + ": " + diverged.getMessage() + "node logs saved to "
             + out, diverged);
       }

@@ -12,6 +12,7 @@ import io.shale.client.RetryPolicy;
 import io.shale.client.ShaleClient;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Duration;
@@ -185,6 +186,25 @@ final class DockerCluster implements AutoCloseable {
   /** Everything the node's process wrote to stdout and stderr so far. */
   String logs(String id) {
     return nodes.get(id).getLogs();
+  }
+
+  /**
+   * Saves every node's log as {@code out/<prefix><id>.log} and, with {@code withData}, its data
+   * directory as {@code out/<prefix><id>-data}, for a failure to be studied after the containers
+   * are gone. Copies that fail are reported on stderr, not thrown: the failure being saved is
+   * the one that matters.
+   */
+  void saveForStudy(Path out, String prefix, boolean withData) throws IOException {
+    Files.createDirectories(out);
+    for (String id : nodes.keySet()) {
+      Files.writeString(out.resolve(prefix + id + ".log"), logs(id));
+      if (withData) {
+        String failed = copyData(id, out.resolve(prefix + id + "-data"));
+        if (!failed.isEmpty()) {
+          System.err.println("could not copy " + id + "'s data directory: " + failed);
+        }
+      }
+    }
   }
 
   /**

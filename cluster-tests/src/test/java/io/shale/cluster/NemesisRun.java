@@ -82,14 +82,7 @@ final class NemesisRun {
     try {
       agreed = cluster.awaitConvergence(Duration.ofSeconds(60));
     } catch (AssertionError e) {
-      Files.createDirectories(out);
-      for (String id : cluster.nodes.keySet()) {
-        Files.writeString(out.resolve("run-" + n + "-" + id + ".log"), cluster.logs(id));
-        String failed = cluster.copyData(id, out.resolve("run-" + n + "-" + id + "-data"));
-        if (!failed.isEmpty()) {
-          System.err.println("could not copy " + id + "'s data directory: " + failed);
-        }
-      }
+      cluster.saveForStudy(out, "run-" + n + "-", true);
       throw new AssertionError("run " + n + " (" + fault + ") after faults " + injected
           + ": " + e.getMessage() + "node logs and data directories saved to " + out, e);
     }

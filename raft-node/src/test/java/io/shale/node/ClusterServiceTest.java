@@ -24,6 +24,9 @@ import io.shale.client.proto.SnapshotRequest;
 import io.shale.client.proto.StatusRequest;
 import io.shale.client.proto.StatusResponse;
 import io.shale.client.proto.TransferLeadershipRequest;
+import io.shale.engine.Engine;
+import io.shale.engine.EngineOptions;
+import io.shale.node.api.ClusterService;
 import io.shale.node.local.LocalCluster;
 import io.shale.node.server.NodeConfig;
 import java.net.URI;
@@ -35,6 +38,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.exceptions.SetConfigurationException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -156,8 +163,7 @@ class ClusterServiceTest {
     assertThat(index).isGreaterThanOrEqualTo(10);
     var checkpoint = cluster.node("n2").stateMachine().checkpoints().newest();
     assertThat(checkpoint.index()).isEqualTo(index);
-    try (io.shale.engine.Engine copy = io.shale.engine.Engine.open(checkpoint.directory(),
-        io.shale.engine.EngineOptions.defaults())) {
+    try (Engine copy = Engine.open(checkpoint.directory(), EngineOptions.defaults())) {
       assertThat(copy.persistedAppliedIndex()).isEqualTo(index);
       assertThat(copy.get(s("k0").toByteArray())).isEqualTo(s("v0").toByteArray());
     }
@@ -230,16 +236,14 @@ class ClusterServiceTest {
    */
   @Test
   void aRemovalFromAStaleViewOfTheMembersIsRefused() throws Exception {
-    List<org.apache.ratis.protocol.RaftPeer> all = new ArrayList<>(cluster.group().getPeers());
-    List<org.apache.ratis.protocol.RaftPeer> stale = all.stream()
+    List<RaftPeer> all = new ArrayList<>(cluster.group().getPeers());
+    List<RaftPeer> stale = all.stream()
         .filter(p -> !p.getId().toString().equals("n2")).toList();
-    try (org.apache.ratis.client.RaftClient raft = cluster.client()) {
-      org.apache.ratis.protocol.RaftClientReply r = raft.admin().setConfiguration(
-          io.shale.node.api.ClusterService.removal(stale, "n1"));
+    try (RaftClient raft = cluster.client()) {
+      RaftClientReply r = raft.admin().setConfiguration(ClusterService.removal(stale, "n1"));
       assertThat(r.isSuccess()).as("removal from a stale view").isFalse();
-      assertThat(r.getException())
-          .isInstanceOf(org.apache.ratis.protocol.exceptions.SetConfigurationException.class);
-    } catch (org.apache.ratis.protocol.exceptions.SetConfigurationException refused) {
+      assertThat(r.getException()).isInstanceOf(SetConfigurationException.class);
+    } catch (SetConfigurationException refused) {
       // the client may raise the refusal instead of returning it: refused either way
     }
     MembersResponse m = ClusterGrpc.newBlockingStub(channel(cluster.leader()))

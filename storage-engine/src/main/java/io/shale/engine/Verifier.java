@@ -1,5 +1,6 @@
 package io.shale.engine;
 
+import io.shale.engine.blob.BlobFileReader;
 import io.shale.engine.blob.BlobFiles;
 import io.shale.engine.blob.BlobPointer;
 import io.shale.engine.io.CorruptionException;
@@ -8,15 +9,21 @@ import io.shale.engine.iterator.InternalIterator;
 import io.shale.engine.key.ValueKind;
 import io.shale.engine.sstable.BlockCache;
 import io.shale.engine.sstable.TableReader;
+import io.shale.engine.version.BlobFileMeta;
 import io.shale.engine.version.FileMetadata;
 import io.shale.engine.version.FileNames;
+import io.shale.engine.version.Version;
 import io.shale.engine.version.VersionSet;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
 
@@ -38,7 +45,7 @@ public final class Verifier {
     List<String> problems = new ArrayList<>();
     List<String> unreferenced = new ArrayList<>();
     List<FileMetadata> live;
-    io.shale.engine.version.Version version;
+    Version version;
     try {
       version = VersionSet.readVersion(dir, 64);
       live = version.allFiles();
@@ -71,8 +78,8 @@ public final class Verifier {
         blocks += r.verifyAllBlocks();
         pointers += checkBlobPointers(r, version, blobs, problems);
         if (r.properties().entries() != f.properties().entries()
-            || !java.util.Arrays.equals(r.properties().smallestKey(), f.smallestKey())
-            || !java.util.Arrays.equals(r.properties().largestKey(), f.largestKey())) {
+            || !Arrays.equals(r.properties().smallestKey(), f.smallestKey())
+            || !Arrays.equals(r.properties().largestKey(), f.largestKey())) {
           problems.add(p + ": properties differ from the manifest's record of the file");
         }
         tables++;
@@ -85,7 +92,7 @@ public final class Verifier {
         }
       }
     }
-    for (io.shale.engine.version.BlobFileMeta b : version.blobFiles().values()) {
+    for (BlobFileMeta b : version.blobFiles().values()) {
       listed.add(b.number());
       Path p = FileNames.blob(dir, b.number());
       if (!Files.exists(p)) {
@@ -97,8 +104,7 @@ public final class Verifier {
         problems.add(p + ": " + size + " bytes, the manifest says " + b.fileSize());
         continue;
       }
-      try (io.shale.engine.blob.BlobFileReader r = io.shale.engine.blob.BlobFileReader.open(p,
-          b.number())) {
+      try (BlobFileReader r = BlobFileReader.open(p, b.number())) {
         long[] count = new long[1];
         r.forEachRecord(rec -> count[0]++);
         if (count[0] != b.totalCount()) {
@@ -129,7 +135,7 @@ public final class Verifier {
    * blob file's records have their own checksums, but only this finds a pointer into the wrong
    * place or into a file the manifest does not list.
    */
-  private static long checkBlobPointers(TableReader table, io.shale.engine.version.Version version,
+  private static long checkBlobPointers(TableReader table, Version version,
       BlobFiles blobs, List<String> problems) {
     long n = 0;
     InternalIterator it = table.iterator(Direction.FORWARD);
@@ -149,7 +155,7 @@ public final class Verifier {
         }
         try {
           blobs.read(ptr);
-        } catch (CorruptionException | java.io.UncheckedIOException e) {
+        } catch (CorruptionException | UncheckedIOException e) {
           problems.add(where + ": " + e.getMessage());
         }
       }
@@ -160,9 +166,9 @@ public final class Verifier {
   }
 
   private static String printable(byte[] key) {
-    String s = new String(key, java.nio.charset.StandardCharsets.UTF_8);
+    String s = new String(key, StandardCharsets.UTF_8);
     return s.chars().allMatch(c -> c >= 0x20 && c < 0x7f) ? "\"" + s + "\""
-        : java.util.HexFormat.of().formatHex(key);
+        : HexFormat.of().formatHex(key);
   }
 
   public static void main(String[] args) throws IOException {
