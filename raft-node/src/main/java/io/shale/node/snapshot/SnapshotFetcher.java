@@ -55,26 +55,27 @@ public final class SnapshotFetcher {
       ManifestResponse m = stub.withDeadlineAfter(5, TimeUnit.MINUTES).manifest(
           ManifestRequest.newBuilder().setMinIndex(minIndex).setRequester(requester).build());
       try {
-        Path dir = staged.begin();
-        int fetched = 0;
-        int reused = 0;
-        long fetchedBytes = 0;
-        long reusedBytes = 0;
-        for (CheckpointFile f : m.getFilesList()) {
-          checkName(f.getName());
-          Path target = dir.resolve(f.getName());
-          if (reusable(engineDir.resolve(f.getName()), f)) {
-            Files.createLink(target, engineDir.resolve(f.getName()));
-            reused++;
-            reusedBytes += f.getSize();
-          } else {
-            download(stub, m.getCheckpointId(), f, target, address);
-            fetched++;
-            fetchedBytes += f.getSize();
+        return staged.stage(dir -> {
+          int fetched = 0;
+          int reused = 0;
+          long fetchedBytes = 0;
+          long reusedBytes = 0;
+          for (CheckpointFile f : m.getFilesList()) {
+            checkName(f.getName());
+            Path target = dir.resolve(f.getName());
+            if (reusable(engineDir.resolve(f.getName()), f)) {
+              Files.createLink(target, engineDir.resolve(f.getName()));
+              reused++;
+              reusedBytes += f.getSize();
+            } else {
+              download(stub, m.getCheckpointId(), f, target, address);
+              fetched++;
+              fetchedBytes += f.getSize();
+            }
           }
-        }
-        staged.ready();
-        return new Result(m.getTerm(), m.getIndex(), fetched, fetchedBytes, reused, reusedBytes);
+          return new Result(m.getTerm(), m.getIndex(), fetched, fetchedBytes, reused,
+              reusedBytes);
+        });
       } finally {
         try {
           stub.withDeadlineAfter(10, TimeUnit.SECONDS).release(ReleaseRequest.newBuilder()

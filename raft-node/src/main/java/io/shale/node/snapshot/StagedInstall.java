@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A fetched checkpoint waiting to replace the engine directory, and the swap itself.
@@ -21,12 +22,26 @@ import java.nio.file.StandardCopyOption;
  *       will offer the snapshot again;</li>
  *   <li>{@code install-tmp} and {@code engine-old} are always leftovers, deleted.</li>
  * </ul>
+ *
+ * <p>A fetch ({@link #stage}) and a swap never overlap: Ratis may ask for the next install while
+ * it still reloads the state machine after the last one (the nemesis saw a reload's cleanup
+ * delete {@code install-tmp} under a second fetch, which failed the state machine and took the
+ * node out of the group for good). A swap waits for a fetch in progress and swaps in what it
+ * staged. {@link #recover} is for start-up only, before any fetch.
  */
 public final class StagedInstall {
   private final Path engineDir;
   private final Path tmp;
   private final Path ready;
   private final Path old;
+  /** Held by a fetch from its first file to {@code install-ready}, and by a swap. */
+  private final ReentrantLock lock = new ReentrantLock();
+
+  /** What a fetch does with the empty directory it fills. */
+  @FunctionalInterface
+  public interface Fill<T> {
+    T into(Path dir) throws IOException;
+  }
 
   public StagedInstall(Path engineDir) {
     this.engineDir = engineDir;
@@ -36,19 +51,24 @@ public final class StagedInstall {
     this.old = parent.resolve("engine-old");
   }
 
-  /** An empty directory to fetch into. */
-  Path begin() throws IOException {
-    CheckpointStore.deleteTree(tmp);
-    Files.createDirectories(tmp);
-    return tmp;
-  }
-
-  /** Marks the fetched files complete (they are synced by the fetcher). */
-  void ready() throws IOException {
-    DurableFiles.syncDirectory(tmp);
-    CheckpointStore.deleteTree(ready);
-    Files.move(tmp, ready, StandardCopyOption.ATOMIC_MOVE);
-    DurableFiles.syncDirectory(ready.getParent());
+  /**
+   * Fills an empty {@code install-tmp} and marks it complete ({@code install-ready}); the files
+   * must be synced by {@code fill}. A swap meanwhile waits.
+   */
+  public <T> T stage(Fill<T> fill) throws IOException {
+    lock.lock();
+    try {
+      CheckpointStore.deleteTree(tmp);
+      Files.createDirectories(tmp);
+      T result = fill.into(tmp);
+      DurableFiles.syncDirectory(tmp);
+      CheckpointStore.deleteTree(ready);
+      Files.move(tmp, ready, StandardCopyOption.ATOMIC_MOVE);
+      DurableFiles.syncDirectory(ready.getParent());
+      return result;
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Whether a complete fetched checkpoint waits to be swapped in. */
@@ -62,20 +82,28 @@ public final class StagedInstall {
    * @return false if nothing was staged
    */
   public boolean swap() throws IOException {
-    if (!isReady()) {
-      return false;
+    lock.lock();
+    try {
+      if (!isReady()) {
+        return false;
+      }
+      CheckpointStore.deleteTree(old);
+      if (Files.exists(engineDir)) {
+        Files.move(engineDir, old, StandardCopyOption.ATOMIC_MOVE);
+      }
+      Files.move(ready, engineDir, StandardCopyOption.ATOMIC_MOVE);
+      DurableFiles.syncDirectory(engineDir.toAbsolutePath().getParent());
+      CheckpointStore.deleteTree(old);
+      return true;
+    } finally {
+      lock.unlock();
     }
-    CheckpointStore.deleteTree(old);
-    if (Files.exists(engineDir)) {
-      Files.move(engineDir, old, StandardCopyOption.ATOMIC_MOVE);
-    }
-    Files.move(ready, engineDir, StandardCopyOption.ATOMIC_MOVE);
-    DurableFiles.syncDirectory(engineDir.toAbsolutePath().getParent());
-    CheckpointStore.deleteTree(old);
-    return true;
   }
 
-  /** Finishes or discards an interrupted install (see the class comment). */
+  /**
+   * Finishes or discards an install a crash interrupted (see the class comment). Precondition:
+   * the node is starting, so no fetch runs.
+   */
   public void recover() throws IOException {
     if (!Files.exists(engineDir) && isReady()) {
       Files.move(ready, engineDir, StandardCopyOption.ATOMIC_MOVE);

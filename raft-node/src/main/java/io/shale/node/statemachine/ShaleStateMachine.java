@@ -24,6 +24,7 @@ import io.shale.node.snapshot.SnapshotFetcher;
 import io.shale.node.snapshot.StagedInstall;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.ratis.proto.RaftProtos;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.statemachine.StateMachine;
@@ -79,6 +80,12 @@ public final class ShaleStateMachine extends BaseStateMachine
   private final StagedInstall staged;
   private final ExecutorService installer;
   private volatile SnapshotFetcher.Result lastInstall;
+  /**
+   * A fetched checkpoint Ratis has been given but not yet reloaded (set when a fetch ends,
+   * cleared when {@link #reinitialize} has opened it). Ratis asks again for an install it sees
+   * as missing until the reload ends; that asks for this one.
+   */
+  private final AtomicReference<TermIndex> fetchedNotReloaded = new AtomicReference<>();
   private volatile Engine engine;
   /** Index at which each term's first applied entry is, to tell the term of any applied index. */
   private final ConcurrentSkipListMap<Long, Long> termStarts = new ConcurrentSkipListMap<>();
@@ -106,11 +113,13 @@ public final class ShaleStateMachine extends BaseStateMachine
   public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage storage)
       throws IOException {
     super.initialize(server, groupId, storage);
-    getLifeCycle().startAndTransition(this::openEngine);
+    getLifeCycle().startAndTransition(() -> {
+      staged.recover(); // at start only: a fetch may be staging while a reload runs
+      openEngine();
+    });
   }
 
   private void openEngine() throws IOException {
-    staged.recover();
     Engine e = Engine.open(engineDir, options, registry);
     long index = e.persistedAppliedIndex();
     byte[] t = e.get(TERM_KEY);
@@ -266,6 +275,10 @@ public final class ShaleStateMachine extends BaseStateMachine
     RaftProtos.RaftPeerProto leader = roleInfo.getFollowerInfo().getLeaderInfo().getId();
     String address = leader.getDataStreamAddress();
     long minIndex = firstTermIndexInLog.getIndex() - 1;
+    TermIndex pending = fetchedNotReloaded.get();
+    if (pending != null && pending.getIndex() >= minIndex) {
+      return CompletableFuture.completedFuture(pending);
+    }
     return CompletableFuture.supplyAsync(() -> {
       if (address.isEmpty()) {
         throw new IllegalStateException("leader " + leader.getId().toStringUtf8()
@@ -278,10 +291,12 @@ public final class ShaleStateMachine extends BaseStateMachine
         SnapshotFetcher.Result r = SnapshotFetcher.fetch(address, minIndex, getId().toString(),
             engineDir, staged);
         lastInstall = r;
+        TermIndex fetched = TermIndex.valueOf(r.term(), r.index());
+        fetchedNotReloaded.set(fetched);
         System.err.println("shale: " + getId() + " fetched snapshot " + r.index() + " from "
             + address + ": " + r.filesFetched() + " files (" + r.bytesFetched() + " bytes) sent, "
             + r.filesReused() + " (" + r.bytesReused() + " bytes) already here");
-        return TermIndex.valueOf(r.term(), r.index());
+        return fetched;
       } catch (IOException e) {
         throw new java.io.UncheckedIOException(e);
       }
@@ -476,8 +491,10 @@ public final class ShaleStateMachine extends BaseStateMachine
   @Override
   public void reinitialize() throws IOException {
     closeEngine();
-    staged.swap();
+    staged.swap(); // waits for a fetch in progress, and swaps in what it staged
     getLifeCycle().startAndTransition(this::openEngine);
+    long opened = engine.persistedAppliedIndex();
+    fetchedNotReloaded.updateAndGet(f -> f != null && f.getIndex() <= opened ? null : f);
   }
 
   private void closeEngine() throws IOException {

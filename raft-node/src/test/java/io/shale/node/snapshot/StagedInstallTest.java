@@ -1,0 +1,74 @@
+package io.shale.node.snapshot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The regression test for a fault the nemesis found (long run, 2026-12-01, run 24): Ratis asked
+ * for the next install while the state machine was still being reloaded after the last one; the
+ * reload's cleanup deleted {@code install-tmp} under the second fetch
+ * (DirectoryNotEmptyException), the state machine failed and the node left the group for good.
+ * A swap must wait for a fetch in progress, and swap in what it staged.
+ */
+class StagedInstallTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void aSwapWaitsForAFetchInProgressAndSwapsInWhatItStaged() throws Exception {
+    Path engine = dir.resolve("engine");
+    Files.createDirectories(engine);
+    Files.writeString(engine.resolve("000001.sst"), "old engine");
+    StagedInstall staged = new StagedInstall(engine);
+
+    CountDownLatch halfway = new CountDownLatch(1);
+    CountDownLatch finish = new CountDownLatch(1);
+    CompletableFuture<String> fetch = CompletableFuture.supplyAsync(() -> {
+      try {
+        return staged.stage(tmp -> {
+          Files.writeString(tmp.resolve("000007.sst"), "fetched table");
+          halfway.countDown();
+          awaitQuietly(finish); // the reload starts here, with the fetch half done
+          Files.writeString(tmp.resolve("MANIFEST-000008"), "fetched manifest");
+          return "fetched";
+        });
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    assertThat(halfway.await(10, TimeUnit.SECONDS)).isTrue();
+
+    CompletableFuture<Boolean> swap = CompletableFuture.supplyAsync(() -> {
+      try {
+        return staged.swap();
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    Thread.sleep(300);
+    assertThat(swap).as("a swap while a fetch stages").isNotDone();
+
+    finish.countDown();
+    assertThat(fetch.get(10, TimeUnit.SECONDS)).isEqualTo("fetched");
+    assertThat(swap.get(10, TimeUnit.SECONDS)).as("swapped the fetched checkpoint in").isTrue();
+    assertThat(Files.readString(engine.resolve("000007.sst"))).isEqualTo("fetched table");
+    assertThat(Files.readString(engine.resolve("MANIFEST-000008"))).isEqualTo("fetched manifest");
+    assertThat(engine.resolve("000001.sst")).doesNotExist();
+    assertThat(staged.isReady()).isFalse();
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      latch.await(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
