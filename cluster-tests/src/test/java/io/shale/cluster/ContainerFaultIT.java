@@ -17,12 +17,16 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
  * A 3-node cluster in containers under a steady stream of writes (values of 100 B, 2 KiB and
  * 16 KiB, the last above the blob threshold) while faults are injected one after another: the
  * leader killed, a follower and then the leader cut off the network and reconnected, a node
- * stopped and started on its volume. After each: a leader within 30 s, every acknowledged write
+ * stopped and started on its volume, the first once every node has caught up (see
+ * {@link DockerCluster#awaitFormed}). After each: a leader within 30 s, every acknowledged write
  * readable with its value, and all nodes holding the same content (a hash of a full scan of
  * each node alone).
  */
@@ -84,6 +88,22 @@ class ContainerFaultIT {
     }
   }
 
+  /** Any failed test saves every node's log, for study: what the nodes said meanwhile. */
+  @RegisterExtension
+  static final TestWatcher SAVE_LOGS_ON_FAILURE = new TestWatcher() {
+    @Override
+    public void testFailed(ExtensionContext context, Throwable cause) {
+      Path out = Path.of(System.getProperty("basedir", "."), "target", "container-faults");
+      String prefix = context.getRequiredTestMethod().getName() + "-";
+      try {
+        cluster.saveForStudy(out, prefix, false);
+        System.err.println(prefix + ": node logs saved to " + out);
+      } catch (Exception e) {
+        System.err.println(prefix + ": could not save the node logs: " + e);
+      }
+    }
+  };
+
   @BeforeAll
   static void start() throws Exception {
     String base = DockerCluster.requireDockerAndBaseImage();
@@ -91,6 +111,7 @@ class ContainerFaultIT {
     cluster = new DockerCluster(3);
     client = cluster.client();
     cluster.awaitLeader(client, Duration.ofSeconds(60));
+    cluster.awaitFormed();
     writer = new Writer(client);
     writer.start();
     // Some writes acknowledged before the first fault (bounded wait, not a fixed sleep).
@@ -131,11 +152,7 @@ class ContainerFaultIT {
       try {
         hash = cluster.awaitConvergence(Duration.ofSeconds(60));
       } catch (AssertionError diverged) {
-        // The nodes' logs, for study: what the lagging node and the leader said meanwhile.
-        Path out = Path.of(System.getProperty("basedir", "."), "target", "container-faults");
-        cluster.saveForStudy(out, System.currentTimeMillis() + "-", false);
-        throw new AssertionError(after + ": " + diverged.getMessage() + "node logs saved to "
-            + out, diverged);
+        throw new AssertionError(after + ": " + diverged.getMessage(), diverged);
       }
       System.out.printf("%s: leader %s after %d ms; %d acknowledged writes all read back "
           + "(%d failed or timed out during faults); every node holds %s%n", after, leader,
@@ -151,12 +168,15 @@ class ContainerFaultIT {
     String leader = cluster.awaitLeader(client, Duration.ofSeconds(30));
     cluster.kill(leader);
     long killed = System.nanoTime();
-    String next = cluster.awaitLeader(client, Duration.ofSeconds(30));
-    assertThat(next).isNotEqualTo(leader);
-    System.out.printf("leader %s killed: %s leads and commits %d ms later%n", leader, next,
-        (System.nanoTime() - killed) / 1_000_000);
-    Thread.sleep(2000);
-    cluster.start(leader);
+    try {
+      String next = cluster.awaitLeader(client, Duration.ofSeconds(30));
+      assertThat(next).isNotEqualTo(leader);
+      System.out.printf("leader %s killed: %s leads and commits %d ms later%n", leader, next,
+          (System.nanoTime() - killed) / 1_000_000);
+      Thread.sleep(2000);
+    } finally {
+      cluster.start(leader); // failed or not: the next tests need all three nodes
+    }
     checkHealed("leader " + leader + " killed and restarted");
   }
 
@@ -167,14 +187,20 @@ class ContainerFaultIT {
     String follower = cluster.nodes.keySet().stream().filter(n -> !n.equals(leader))
         .findFirst().orElseThrow();
     cluster.disconnect(follower);
-    Thread.sleep(3000);
-    cluster.reconnect(follower);
+    try {
+      Thread.sleep(3000);
+    } finally {
+      cluster.reconnect(follower);
+    }
     checkHealed("follower " + follower + " disconnected 3 s");
 
     String leader2 = cluster.awaitLeader(client, Duration.ofSeconds(30));
     cluster.disconnect(leader2);
-    Thread.sleep(5000); // longer than the election timeout: the others elect a new leader
-    cluster.reconnect(leader2);
+    try {
+      Thread.sleep(5000); // longer than the election timeout: the others elect a new leader
+    } finally {
+      cluster.reconnect(leader2);
+    }
     checkHealed("leader " + leader2 + " disconnected 5 s");
   }
 

@@ -21,7 +21,8 @@ class NemesisFiveNodesIT {
       "nemesis");
   private static DockerCluster cluster;
   private static ShaleClient client;
-  private static int run = 500;
+  /** The last run's number: from 500 + nemesis.firstRun on, apart from the 3-node runs'. */
+  private static int run = 500 + Integer.getInteger("nemesis.firstRun", 1) - 1;
 
   @BeforeAll
   static void start() throws Exception {

@@ -40,7 +40,11 @@ class NemesisIT {
 
   private static DockerCluster cluster;
   private static ShaleClient client;
-  private static int run;
+  /**
+   * The last run's number; runs (and their seeds) are numbered from {@code nemesis.firstRun}
+   * (default 1), so that the long form can be run in parts that do not repeat each other.
+   */
+  private static int run = Integer.getInteger("nemesis.firstRun", 1) - 1;
 
   @BeforeAll
   static void start() throws Exception {

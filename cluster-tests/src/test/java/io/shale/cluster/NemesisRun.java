@@ -26,8 +26,8 @@ final class NemesisRun {
   }
 
   /**
-   * The suite's client (5 s deadline, quick
-   * retries, 2 s attempts), once a leader commits.
+   * The suite's client (5 s deadline, quick retries, 2 s attempts), once a leader commits and
+   * every node has caught up ({@link DockerCluster#awaitFormed}).
    */
   static ShaleClient start(DockerCluster cluster) throws Exception {
     ShaleClient client = ShaleClient.builder()
@@ -37,6 +37,7 @@ final class NemesisRun {
             Duration.ofMillis(200), Duration.ofSeconds(2)))
         .build();
     cluster.awaitLeader(client, Duration.ofSeconds(90));
+    cluster.awaitFormed();
     return client;
   }
 
