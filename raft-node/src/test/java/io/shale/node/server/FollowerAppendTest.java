@@ -53,11 +53,28 @@ class FollowerAppendTest {
     RaftProperties p = new RaftProperties(ShaleNode.properties(
         NodeConfig.RaftSettings.defaults(), NodeConfig.Limits.defaults()));
     assertThat(RaftServerConfigKeys.Log.appendEntriesComposeEnabled(p)).isFalse();
-    assertFollowerAcknowledgesOnlyWhatItHolds(p, 20);
+    assertThat(overAcknowledged(p, 20)).as("acknowledgements beyond the follower's log").isEmpty();
   }
 
-  private void assertFollowerAcknowledgesOnlyWhatItHolds(RaftProperties p, int rounds)
-      throws Exception {
+  /**
+   * The control: with Shale's properties but the feature on (Ratis's default), the same rounds
+   * get an acknowledgement of entries the follower does not hold. If a Ratis upgrade fixes the
+   * feature this fails, and Shale may turn it back on.
+   */
+  @Test
+  void withAppendEntriesComposeOnRatisAcknowledgesEntriesItDoesNotHold() throws Exception {
+    RaftProperties p = new RaftProperties(ShaleNode.properties(
+        NodeConfig.RaftSettings.defaults(), NodeConfig.Limits.defaults()));
+    RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(p, true);
+    assertThat(overAcknowledged(p, 20)).as("acknowledgements beyond the follower's log")
+        .isNotEmpty();
+  }
+
+  /**
+   * Sends {@code rounds} pairs of overlapping requests to a real follower and returns every
+   * SUCCESS that acknowledged more than the follower's log then held, described.
+   */
+  private List<String> overAcknowledged(RaftProperties p, int rounds) throws Exception {
     // A two-member group whose other member (the "leader" this test plays) never runs, so the
     // follower cannot elect itself and takes whatever the test sends.
     RaftPeer leader = RaftPeer.newBuilder().setId("n1").setAddress("127.0.0.1:" + freePort())
@@ -66,6 +83,7 @@ class FollowerAppendTest {
         .build();
     RaftServerConfigKeys.setStorageDir(p, List.of(dir.toFile()));
     GrpcConfigKeys.Server.setPort(p, Integer.parseInt(follower.getAddress().split(":")[1]));
+    List<String> over = new ArrayList<>();
     try (RaftServer server = RaftServer.newBuilder().setServerId(follower.getId())
         .setGroup(RaftGroup.valueOf(GROUP, leader, follower)).setProperties(p)
         .setStateMachine(new BaseStateMachine()).setOption(RaftStorage.StartupOption.FORMAT).build()) {
@@ -82,16 +100,16 @@ class FollowerAppendTest {
         AppendEntriesReplyProto b = longOne.get(30, TimeUnit.SECONDS);
         long held = server.getDivision(GROUP).getRaftLog().getLastEntryTermIndex().getIndex();
         for (AppendEntriesReplyProto r : List.of(a, b)) {
-          if (r.getResult() == AppendEntriesReplyProto.AppendResult.SUCCESS) {
-            assertThat(r.getMatchIndex())
-                .as("round %d: acknowledged up to %d, the log holds up to %d", round,
-                    r.getMatchIndex(), held)
-                .isLessThanOrEqualTo(held);
+          if (r.getResult() == AppendEntriesReplyProto.AppendResult.SUCCESS
+              && r.getMatchIndex() > held) {
+            over.add("round " + round + ": acknowledged up to " + r.getMatchIndex()
+                + ", the log holds up to " + held);
           }
         }
         next = held + 1;
       }
     }
+    return over;
   }
 
   private static AppendEntriesRequestProto request(RaftPeer leader, RaftPeer follower,
