@@ -288,7 +288,7 @@ final class DockerCluster implements AutoCloseable {
     // One line, so that a build's summary of failures shows it: what the client last heard
     // and what each node says of itself (a stuck client and a cluster without a leader differ).
     throw new AssertionError("no leader within " + timeout + "; last failure: "
-        + (last == null ? "none" : last.getMessage().replace('\n', ' ')) + "; nodes: "
+        + (last == null ? "none" : String.valueOf(last).replace('\n', ' ')) + "; nodes: "
         + statuses().replace('\n', ';'), last);
   }
 

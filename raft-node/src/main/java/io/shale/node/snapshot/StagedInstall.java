@@ -71,6 +71,20 @@ public final class StagedInstall {
     }
   }
 
+  /**
+   * Drops a staged checkpoint (and any partial one) that will not be swapped in: its fetch was
+   * given up after it ended (see {@link LeaderWatch}).
+   */
+  public void discard() throws IOException {
+    lock.lock();
+    try {
+      CheckpointStore.deleteTree(ready);
+      CheckpointStore.deleteTree(tmp);
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Whether a complete fetched checkpoint waits to be swapped in. */
   public boolean isReady() {
     return Files.isDirectory(ready);

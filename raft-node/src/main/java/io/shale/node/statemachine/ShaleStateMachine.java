@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.shale.node.snapshot.CheckpointStore;
+import io.shale.node.snapshot.LeaderWatch;
 import io.shale.node.snapshot.SnapshotFetcher;
 import io.shale.node.snapshot.StagedInstall;
 import java.util.concurrent.ExecutorService;
@@ -86,6 +87,10 @@ public final class ShaleStateMachine extends BaseStateMachine
    * as missing until the reload ends; that asks for this one.
    */
   private final AtomicReference<TermIndex> fetchedNotReloaded = new AtomicReference<>();
+  /** Leaders elected, so that a fetch can tell its requester was replaced meanwhile. */
+  private final LeaderWatch leaders = new LeaderWatch();
+  /** Who asked for the install in {@link #fetchedNotReloaded}. */
+  private volatile String fetchedFor;
   private volatile Engine engine;
   /** Index at which each term's first applied entry is, to tell the term of any applied index. */
   private final ConcurrentSkipListMap<Long, Long> termStarts = new ConcurrentSkipListMap<>();
@@ -189,6 +194,17 @@ public final class ShaleStateMachine extends BaseStateMachine
   @Override
   public void notifyLeaderChanged(org.apache.ratis.protocol.RaftGroupMemberId member,
       org.apache.ratis.protocol.RaftPeerId newLeader) {
+    String previous = leaders.leader();
+    leaders.elected(newLeader.toString());
+    String waitingFor = fetchedFor;
+    if (fetchedNotReloaded.get() != null && waitingFor != null
+        && !waitingFor.equals(newLeader.toString())) {
+      // The window LeaderWatch cannot close: the fetch ended and Ratis waits for the next
+      // notification of the leader that asked, which may never come now. Say so.
+      System.err.println("shale: " + getId() + ": a fetched snapshot waits for " + waitingFor
+          + " to notify again, but " + newLeader + " was elected (after " + previous + "); if"
+          + " this node stays behind with \"installation is in progress\", restart it");
+    }
     leaderChangeListener.run();
   }
 
@@ -279,6 +295,8 @@ public final class ShaleStateMachine extends BaseStateMachine
     if (pending != null && pending.getIndex() >= minIndex) {
       return CompletableFuture.completedFuture(pending);
     }
+    String requester = leader.getId().toStringUtf8();
+    LeaderWatch.Mark mark = leaders.mark(requester);
     return CompletableFuture.supplyAsync(() -> {
       if (address.isEmpty()) {
         throw new IllegalStateException("leader " + leader.getId().toStringUtf8()
@@ -290,8 +308,18 @@ public final class ShaleStateMachine extends BaseStateMachine
       try {
         SnapshotFetcher.Result r = SnapshotFetcher.fetch(address, minIndex, getId().toString(),
             engineDir, staged);
+        if (leaders.replacedSince(mark)) {
+          // Ratis would wait for the next notification of a leader that no longer leads.
+          staged.discard();
+          String why = "the snapshot fetched from " + requester + " (index " + r.index()
+              + ") is dropped: " + leaders.leader() + " was elected leader during the fetch,"
+              + " and will send its entries or ask for an install itself";
+          System.err.println("shale: " + getId() + ": " + why);
+          throw new IllegalStateException(why);
+        }
         lastInstall = r;
         TermIndex fetched = TermIndex.valueOf(r.term(), r.index());
+        fetchedFor = requester;
         fetchedNotReloaded.set(fetched);
         System.err.println("shale: " + getId() + " fetched snapshot " + r.index() + " from "
             + address + ": " + r.filesFetched() + " files (" + r.bytesFetched() + " bytes) sent, "
