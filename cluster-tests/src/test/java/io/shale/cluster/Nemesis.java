@@ -352,7 +352,7 @@ final class Nemesis extends Thread {
    */
   private void pressure(String node, long holdMillis) throws InterruptedException {
     long start = System.nanoTime();
-    client.cluster().pauseCompactions(node);
+    untilAnswered(() -> client.cluster().pauseCompactions(node));
     try {
       int written = 0;
       WriteThrottledException refused = null;
@@ -400,10 +400,20 @@ final class Nemesis extends Thread {
   }
 
   private void resumeCompactions(String node) throws InterruptedException {
+    untilAnswered(() -> client.cluster().resumeCompactions(node));
+  }
+
+  /**
+   * Runs an admin call on one node until it answers, for up to 60 s: the node may still be
+   * starting after an earlier round's fault (a JVM start in a container takes 5-15 s; a MIXED
+   * run on 5 nodes once failed here, asking a node restarted after KILL_MAJORITY to pause).
+   * Pausing or resuming twice is harmless.
+   */
+  private void untilAnswered(Runnable call) throws InterruptedException {
     long deadline = System.nanoTime() + 60_000_000_000L;
     while (true) {
       try {
-        client.cluster().resumeCompactions(node);
+        call.run();
         return;
       } catch (RuntimeException e) {
         if (System.nanoTime() > deadline) {
