@@ -9,6 +9,9 @@
  * {@code SnapshotTransfer} gRPC service ({@link io.shale.node.snapshot.SnapshotFetcher}), copying
  * only the files it does not already hold with the same name, size and SHA-256, into a staging
  * directory that replaces the engine directory atomically
- * ({@link io.shale.node.snapshot.StagedInstall}) when Ratis reloads the state machine.
+ * ({@link io.shale.node.snapshot.StagedInstall}) when Ratis reloads the state machine. How the
+ * follower gets through Ratis's hand-off (reload only on a leader's next notification) whatever
+ * the leaders do meanwhile: {@link io.shale.node.snapshot.LeaderWatch} and
+ * {@link io.shale.node.snapshot.InstallHandoff}.
  */
 package io.shale.node.snapshot;

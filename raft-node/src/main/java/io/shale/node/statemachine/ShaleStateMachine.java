@@ -25,7 +25,11 @@ import io.shale.node.snapshot.SnapshotFetcher;
 import io.shale.node.snapshot.StagedInstall;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.time.Duration;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import io.shale.node.snapshot.InstallHandoff;
 import org.apache.ratis.proto.RaftProtos;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.statemachine.StateMachine;
@@ -65,7 +69,9 @@ import org.apache.ratis.util.LifeCycle;
  * behind the leader's purged log is told so ({@link #notifyInstallSnapshotFromLeader}), fetches
  * the leader's checkpoint ({@link SnapshotFetcher}) and returns its index; Ratis then pauses the
  * state machine and reloads it, and {@link #reinitialize} swaps the fetched checkpoint in for the
- * engine directory ({@link StagedInstall}).
+ * engine directory ({@link StagedInstall}). One install runs at a time, from its fetch to the end
+ * of its reload, and one that no leader's notification consumes is consumed on the current
+ * leader's behalf ({@link InstallHandoff}).
  */
 public final class ShaleStateMachine extends BaseStateMachine
     implements StateMachine.FollowerEventApi {
@@ -80,17 +86,17 @@ public final class ShaleStateMachine extends BaseStateMachine
   private final CheckpointStore checkpoints;
   private final StagedInstall staged;
   private final ExecutorService installer;
+  /** Checks once a second for a delivered install no leader consumes (see InstallHandoff). */
+  private final ScheduledExecutorService handoffWatch;
   private volatile SnapshotFetcher.Result lastInstall;
-  /**
-   * A fetched checkpoint Ratis has been given but not yet reloaded (set when a fetch ends,
-   * cleared when {@link #reinitialize} has opened it). Ratis asks again for an install it sees
-   * as missing until the reload ends; that asks for this one.
-   */
-  private final AtomicReference<TermIndex> fetchedNotReloaded = new AtomicReference<>();
+  /** Where a fetched checkpoint is between its fetch and its reload. */
+  private final InstallHandoff handoff = new InstallHandoff();
+  /** Held by a reload from its start to its end, and by {@link #pause}, so neither interleaves. */
+  private final Object reloading = new Object();
   /** Leaders elected, so that a fetch can tell its requester was replaced meanwhile. */
   private final LeaderWatch leaders = new LeaderWatch();
-  /** Who asked for the install in {@link #fetchedNotReloaded}. */
-  private volatile String fetchedFor;
+  /** How long a delivered install may wait for a leader's notification (set at initialize). */
+  private volatile Duration notificationWait = Duration.ofSeconds(4);
   private volatile Engine engine;
   /** Index at which each term's first applied entry is, to tell the term of any applied index. */
   private final ConcurrentSkipListMap<Long, Long> termStarts = new ConcurrentSkipListMap<>();
@@ -112,6 +118,11 @@ public final class ShaleStateMachine extends BaseStateMachine
       t.setDaemon(true);
       return t;
     });
+    this.handoffWatch = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "snapshot-handoff");
+      t.setDaemon(true);
+      return t;
+    });
   }
 
   @Override
@@ -122,6 +133,13 @@ public final class ShaleStateMachine extends BaseStateMachine
       staged.recover(); // at start only: a fetch may be staging while a reload runs
       openEngine();
     });
+    // A leader notifies a follower in install at least every heartbeat; two of the longest
+    // election timeouts without one mean that none will come.
+    Duration electionMax = Duration.ofMillis(
+        RaftServerConfigKeys.Rpc.timeoutMax(server.getProperties()).toLong(TimeUnit.MILLISECONDS));
+    notificationWait = Duration.ofSeconds(3).compareTo(electionMax.multipliedBy(2)) > 0
+        ? Duration.ofSeconds(3) : electionMax.multipliedBy(2);
+    handoffWatch.scheduleWithFixedDelay(this::consumeStrandedInstall, 1, 1, TimeUnit.SECONDS);
   }
 
   private void openEngine() throws IOException {
@@ -194,17 +212,7 @@ public final class ShaleStateMachine extends BaseStateMachine
   @Override
   public void notifyLeaderChanged(org.apache.ratis.protocol.RaftGroupMemberId member,
       org.apache.ratis.protocol.RaftPeerId newLeader) {
-    String previous = leaders.leader();
     leaders.elected(newLeader.toString());
-    String waitingFor = fetchedFor;
-    if (fetchedNotReloaded.get() != null && waitingFor != null
-        && !waitingFor.equals(newLeader.toString())) {
-      // The window LeaderWatch cannot close: the fetch ended and Ratis waits for the next
-      // notification of the leader that asked, which may never come now. Say so.
-      System.err.println("shale: " + getId() + ": a fetched snapshot waits for " + waitingFor
-          + " to notify again, but " + newLeader + " was elected (after " + previous + "); if"
-          + " this node stays behind with \"installation is in progress\", restart it");
-    }
     leaderChangeListener.run();
   }
 
@@ -291,15 +299,26 @@ public final class ShaleStateMachine extends BaseStateMachine
     RaftProtos.RaftPeerProto leader = roleInfo.getFollowerInfo().getLeaderInfo().getId();
     String address = leader.getDataStreamAddress();
     long minIndex = firstTermIndexInLog.getIndex() - 1;
-    TermIndex pending = fetchedNotReloaded.get();
-    if (pending != null && pending.getIndex() >= minIndex) {
-      return CompletableFuture.completedFuture(pending);
-    }
     String requester = leader.getId().toStringUtf8();
     LeaderWatch.Mark mark = leaders.mark(requester);
     return CompletableFuture.supplyAsync(() -> {
+      // One install at a time, from its fetch to the end of its reload (InstallHandoff).
+      try {
+        if (!handoff.awaitNoReload(RELOAD_WAIT)) {
+          throw new IllegalStateException("the reload of the last installed snapshot has not"
+              + " ended after " + RELOAD_WAIT.toSeconds() + " s; install from " + requester
+              + " not started");
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted before fetching a snapshot", e);
+      }
+      TermIndex pending = handoff.deliveredNotReloaded();
+      if (pending != null && pending.getIndex() >= minIndex) {
+        return pending; // fetched already, and Ratis asks again before it reloaded it
+      }
       if (address.isEmpty()) {
-        throw new IllegalStateException("leader " + leader.getId().toStringUtf8()
+        throw new IllegalStateException("leader " + requester
             + " has no client address to fetch a snapshot from");
       }
       // Operators (and the nemesis tests) see an install start, not only its end.
@@ -319,8 +338,7 @@ public final class ShaleStateMachine extends BaseStateMachine
         }
         lastInstall = r;
         TermIndex fetched = TermIndex.valueOf(r.term(), r.index());
-        fetchedFor = requester;
-        fetchedNotReloaded.set(fetched);
+        handoff.delivered(fetched, requester);
         System.err.println("shale: " + getId() + " fetched snapshot " + r.index() + " from "
             + address + ": " + r.filesFetched() + " files (" + r.bytesFetched() + " bytes) sent, "
             + r.filesReused() + " (" + r.bytesReused() + " bytes) already here");
@@ -329,6 +347,55 @@ public final class ShaleStateMachine extends BaseStateMachine
         throw new java.io.UncheckedIOException(e);
       }
     }, installer);
+  }
+
+  /** How long a fetch waits for the reload of the install before it. */
+  private static final Duration RELOAD_WAIT = Duration.ofSeconds(60);
+
+  /**
+   * Consumes, on the current leader's behalf, an install delivered to Ratis that no leader's
+   * notification consumed within {@link #notificationWait}: Ratis reloads a fetched snapshot
+   * only on a notification, and refuses appends until then, but a leader elected after the
+   * fetch ended, whose log still holds this follower's next entry, never sends one (nemesis run
+   * 19: n3 refused n2's appends 3,857 times). The notification is the one Ratis waits for, given
+   * to this server's own install-snapshot handler with the current leader and term; any leader's
+   * notification would reload the install alike, and one of a stale term is refused.
+   */
+  private void consumeStrandedInstall() {
+    try {
+      TermIndex install = handoff.unconsumedFor(notificationWait);
+      RaftServer server = getServer().getNow(null);
+      if (install == null || server == null) {
+        return;
+      }
+      org.apache.ratis.server.DivisionInfo info = server.getDivision(getGroupId()).getInfo();
+      org.apache.ratis.protocol.RaftPeerId leader = info.getLeaderId();
+      long term = info.getCurrentTerm();
+      if (leader == null || leader.equals(getId())) {
+        return; // no leader to act for yet: the next round looks again
+      }
+      RaftProtos.InstallSnapshotRequestProto notification =
+          RaftProtos.InstallSnapshotRequestProto.newBuilder()
+              .setServerRequest(RaftProtos.RaftRpcRequestProto.newBuilder()
+                  .setRequestorId(leader.toByteString()).setReplyId(getId().toByteString())
+                  .setRaftGroupId(RaftProtos.RaftGroupIdProto.newBuilder()
+                      .setId(getGroupId().toByteString()))
+                  .setCallId(install.getIndex()))
+              .setLeaderTerm(term)
+              .setNotification(RaftProtos.InstallSnapshotRequestProto.NotificationProto
+                  .newBuilder().setFirstAvailableTermIndex(RaftProtos.TermIndexProto.newBuilder()
+                      .setTerm(install.getTerm()).setIndex(install.getIndex() + 1)))
+              .build();
+      RaftProtos.InstallSnapshotReplyProto reply = server.installSnapshot(notification);
+      System.err.println("shale: " + getId() + ": snapshot " + install.getIndex() + " fetched"
+          + " for " + handoff.requester() + " waited " + notificationWait.toSeconds()
+          + " s for a notification that did not come; consumed on behalf of " + leader
+          + " (term " + term + "): " + reply.getResult());
+    } catch (Exception e) {
+      // The next round tries again (for example after the term changed under this one).
+      System.err.println("shale: " + getId() + ": could not consume a stranded snapshot"
+          + " install: " + e);
+    }
   }
 
   @Override
@@ -508,21 +575,34 @@ public final class ShaleStateMachine extends BaseStateMachine
   /**
    * Ratis pauses the state machine on its own thread before it reloads it; the engine stays open
    * until {@link #reinitialize}, which runs on the apply thread, so no apply can race the swap.
+   * A reload still opening the engine is waited for (pausing it then failed and stranded an
+   * install, nemesis run 31); one not begun yet serves this request too.
    */
   @Override
   public void pause() {
-    getLifeCycle().transition(LifeCycle.State.PAUSING);
-    getLifeCycle().transition(LifeCycle.State.PAUSED);
+    synchronized (reloading) {
+      LifeCycle lifeCycle = getLifeCycle();
+      if (lifeCycle.getCurrentState().isPausingOrPaused()) {
+        return;
+      }
+      handoff.reloadStarting();
+      lifeCycle.transition(LifeCycle.State.PAUSING);
+      lifeCycle.transition(LifeCycle.State.PAUSED);
+    }
   }
 
   /** Swaps in a fetched checkpoint, if one is staged, and (re)opens the engine. */
   @Override
   public void reinitialize() throws IOException {
-    closeEngine();
-    staged.swap(); // waits for a fetch in progress, and swaps in what it staged
-    getLifeCycle().startAndTransition(this::openEngine);
-    long opened = engine.persistedAppliedIndex();
-    fetchedNotReloaded.updateAndGet(f -> f != null && f.getIndex() <= opened ? null : f);
+    synchronized (reloading) {
+      try {
+        closeEngine();
+        staged.swap(); // no fetch runs now: each waits for the reload before it (InstallHandoff)
+        getLifeCycle().startAndTransition(this::openEngine);
+      } finally {
+        handoff.reloaded();
+      }
+    }
   }
 
   private void closeEngine() throws IOException {
@@ -536,6 +616,7 @@ public final class ShaleStateMachine extends BaseStateMachine
   @Override
   public void close() throws IOException {
     installer.shutdownNow();
+    handoffWatch.shutdownNow();
     closeEngine();
     super.close();
   }
