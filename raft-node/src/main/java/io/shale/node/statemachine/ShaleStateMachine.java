@@ -1,5 +1,6 @@
 package io.shale.node.statemachine;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.shale.engine.Engine;
 import io.shale.engine.EngineOptions;
 import io.shale.engine.ScanIterator;
@@ -8,40 +9,42 @@ import io.shale.engine.VersionedValue;
 import io.shale.engine.WriteBatch;
 import io.shale.node.pressure.ReplicaPressure;
 import io.shale.node.pressure.WriteThrottledByReplica;
-import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentSkipListMap;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.shale.node.snapshot.CheckpointStore;
+import io.shale.node.snapshot.InstallHandoff;
 import io.shale.node.snapshot.LeaderWatch;
 import io.shale.node.snapshot.SnapshotFetcher;
 import io.shale.node.snapshot.StagedInstall;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.time.Duration;
-import org.apache.ratis.server.RaftServerConfigKeys;
-import io.shale.node.snapshot.InstallHandoff;
-import org.apache.ratis.proto.RaftProtos;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
-import org.apache.ratis.statemachine.StateMachine;
+import org.apache.ratis.proto.RaftProtos;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.exceptions.StaleReadException;
+import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.storage.FileInfo;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.SnapshotInfo;
+import org.apache.ratis.statemachine.StateMachine;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
@@ -210,8 +213,7 @@ public final class ShaleStateMachine extends BaseStateMachine
   }
 
   @Override
-  public void notifyLeaderChanged(org.apache.ratis.protocol.RaftGroupMemberId member,
-      org.apache.ratis.protocol.RaftPeerId newLeader) {
+  public void notifyLeaderChanged(RaftGroupMemberId member, RaftPeerId newLeader) {
     leaders.elected(newLeader.toString());
     leaderChangeListener.run();
   }
@@ -368,8 +370,8 @@ public final class ShaleStateMachine extends BaseStateMachine
       if (install == null || server == null) {
         return;
       }
-      org.apache.ratis.server.DivisionInfo info = server.getDivision(getGroupId()).getInfo();
-      org.apache.ratis.protocol.RaftPeerId leader = info.getLeaderId();
+      DivisionInfo info = server.getDivision(getGroupId()).getInfo();
+      RaftPeerId leader = info.getLeaderId();
       long term = info.getCurrentTerm();
       if (leader == null || leader.equals(getId())) {
         return; // no leader to act for yet: the next round looks again
