@@ -27,10 +27,18 @@ import org.apache.ratis.server.protocol.TermIndex;
 public final class InstallHandoff {
   private enum Stage { IDLE, DELIVERED, RELOADING }
 
+  /**
+   * How long after a reload ends a fetch still waits: Ratis marks its applier running again a
+   * few statements after the reload returns, and a reload it is asked for before that is lost
+   * (the applier overwrites the request), which would leave the follower paused for good.
+   */
+  static final Duration SETTLE = Duration.ofMillis(200);
+
   private Stage stage = Stage.IDLE;
   private TermIndex delivered;
   private String requester;
   private long deliveredAtNanos;
+  private long reloadEndedAtNanos = System.nanoTime() - SETTLE.toNanos();
 
   /** The fetch asked for by {@code requester} returns {@code fetched} to Ratis. */
   public synchronized void delivered(TermIndex fetched, String requester) {
@@ -72,23 +80,40 @@ public final class InstallHandoff {
       delivered = null;
       requester = null;
     }
+    reloadEndedAtNanos = System.nanoTime();
     notifyAll();
   }
 
   /**
-   * Waits until no reload runs.
+   * Ratis answered that the delivered install is in place already (its log starts past it): no
+   * reload is owed, and nothing waits for a notification any more.
+   */
+  public synchronized void alreadyInPlace() {
+    if (stage == Stage.DELIVERED) {
+      stage = Stage.IDLE;
+      delivered = null;
+      requester = null;
+    }
+  }
+
+  /**
+   * Waits until no reload runs, nor ended less than {@link #SETTLE} ago.
    *
    * @return false if one still ran after {@code bound}
    */
   public synchronized boolean awaitNoReload(Duration bound) throws InterruptedException {
     long deadline = System.nanoTime() + bound.toNanos();
-    while (stage == Stage.RELOADING) {
-      long left = deadline - System.nanoTime();
-      if (left <= 0) {
+    while (true) {
+      long now = System.nanoTime();
+      long settled = reloadEndedAtNanos + SETTLE.toNanos();
+      if (stage != Stage.RELOADING && now - settled >= 0) {
+        return true;
+      }
+      if (deadline - now <= 0) {
         return false;
       }
-      wait(Math.max(1, left / 1_000_000));
+      long until = stage == Stage.RELOADING ? deadline : Math.min(deadline, settled);
+      wait(Math.max(1, (until - now) / 1_000_000));
     }
-    return true;
   }
 }

@@ -12,14 +12,15 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Directories beside {@code engine}: {@code install-tmp} while files arrive,
  * {@code install-ready} once all are in and synced (the rename is the commit point), and
- * {@code engine-old} during the swap. The swap is two renames; {@link #recover} finishes or
- * discards whatever a crash interrupted, before the engine is opened:
+ * {@code engine-old} during the swap. The swap is two renames; {@link #recover} finishes
+ * whatever a crash interrupted, before the engine is opened:
  * <ul>
- *   <li>no {@code engine} but {@code install-ready}: the crash came between the renames, so the
- *       install is completed;</li>
- *   <li>{@code engine} and {@code install-ready}: Ratis never learnt of the install (it reloads
- *       the state machine only after the swap), so the staged copy is dropped and the leader
- *       will offer the snapshot again;</li>
+ *   <li>{@code install-ready}, with or without {@code engine}: the staged checkpoint is swapped
+ *       in. Ratis may already have been told the install is done (in notification mode it
+ *       records the install, and purges its log up to it, just before the reload that swaps);
+ *       an engine left behind that index would then miss the entries the log no longer holds.
+ *       If Ratis had not been told, the checkpoint is still committed state past the engine
+ *       (a follower in install takes no entries), so opening it is as good as the install;</li>
  *   <li>{@code install-tmp} and {@code engine-old} are always leftovers, deleted.</li>
  * </ul>
  *
@@ -115,15 +116,11 @@ public final class StagedInstall {
   }
 
   /**
-   * Finishes or discards an install a crash interrupted (see the class comment). Precondition:
-   * the node is starting, so no fetch runs.
+   * Finishes an install a crash interrupted (see the class comment). Precondition: the node is
+   * starting, so no fetch runs.
    */
   public void recover() throws IOException {
-    if (!Files.exists(engineDir) && isReady()) {
-      Files.move(ready, engineDir, StandardCopyOption.ATOMIC_MOVE);
-      DurableFiles.syncDirectory(engineDir.toAbsolutePath().getParent());
-    }
-    CheckpointStore.deleteTree(ready);
+    swap();
     CheckpointStore.deleteTree(tmp);
     CheckpointStore.deleteTree(old);
   }

@@ -371,10 +371,13 @@ public final class ShaleStateMachine extends BaseStateMachine
         return;
       }
       DivisionInfo info = server.getDivision(getGroupId()).getInfo();
-      RaftPeerId leader = info.getLeaderId();
+      // Term, leader, term: a leader read in one term must not be paired with the next one
+      // (Ratis clears the leader after it moves the term on), which would make this follower
+      // recognize it in a term it does not lead.
       long term = info.getCurrentTerm();
-      if (leader == null || leader.equals(getId())) {
-        return; // no leader to act for yet: the next round looks again
+      RaftPeerId leader = info.getLeaderId();
+      if (leader == null || leader.equals(getId()) || info.getCurrentTerm() != term) {
+        return; // no leader to act for now: the next round looks again
       }
       RaftProtos.InstallSnapshotRequestProto notification =
           RaftProtos.InstallSnapshotRequestProto.newBuilder()
@@ -388,11 +391,15 @@ public final class ShaleStateMachine extends BaseStateMachine
                   .newBuilder().setFirstAvailableTermIndex(RaftProtos.TermIndexProto.newBuilder()
                       .setTerm(install.getTerm()).setIndex(install.getIndex() + 1)))
               .build();
-      RaftProtos.InstallSnapshotReplyProto reply = server.installSnapshot(notification);
+      String requester = handoff.requester();
+      RaftProtos.InstallSnapshotResult result = server.installSnapshot(notification).getResult();
+      if (result == RaftProtos.InstallSnapshotResult.ALREADY_INSTALLED) {
+        handoff.alreadyInPlace();
+      }
       System.err.println("shale: " + getId() + ": snapshot " + install.getIndex() + " fetched"
-          + " for " + handoff.requester() + " waited " + notificationWait.toSeconds()
-          + " s for a notification that did not come; consumed on behalf of " + leader
-          + " (term " + term + "): " + reply.getResult());
+          + " for " + requester + " waited " + notificationWait.toSeconds() + " s for a"
+          + " notification that did not come; " + leader + "'s (term " + term + ") given to"
+          + " this server: " + result);
     } catch (Exception e) {
       // The next round tries again (for example after the term changed under this one).
       System.err.println("shale: " + getId() + ": could not consume a stranded snapshot"
@@ -587,9 +594,9 @@ public final class ShaleStateMachine extends BaseStateMachine
       if (lifeCycle.getCurrentState().isPausingOrPaused()) {
         return;
       }
-      handoff.reloadStarting();
       lifeCycle.transition(LifeCycle.State.PAUSING);
       lifeCycle.transition(LifeCycle.State.PAUSED);
+      handoff.reloadStarting();
     }
   }
 

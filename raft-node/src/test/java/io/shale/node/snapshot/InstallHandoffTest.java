@@ -71,4 +71,25 @@ class InstallHandoffTest {
     assertThat(h.deliveredNotReloaded()).isNull();
     assertThat(h.requester()).isNull();
   }
+
+  @Test
+  void aFetchStartsOnlyOnceRatisHasHadTimeToFinishTheReload() throws Exception {
+    InstallHandoff h = new InstallHandoff();
+    h.reloadStarting();
+    h.reloaded();
+    long start = System.nanoTime();
+    assertThat(h.awaitNoReload(Duration.ZERO)).as("just after the reload").isFalse();
+    assertThat(h.awaitNoReload(Duration.ofSeconds(5))).isTrue();
+    assertThat(Duration.ofNanos(System.nanoTime() - start))
+        .isGreaterThanOrEqualTo(InstallHandoff.SETTLE);
+  }
+
+  @Test
+  void anInstallRatisHasInPlaceAlreadyWaitsForNothing() {
+    InstallHandoff h = new InstallHandoff();
+    h.delivered(FETCHED, "n1");
+    h.alreadyInPlace();
+    assertThat(h.unconsumedFor(Duration.ZERO)).isNull();
+    assertThat(h.deliveredNotReloaded()).isNull();
+  }
 }

@@ -71,4 +71,51 @@ class StagedInstallTest {
       Thread.currentThread().interrupt();
     }
   }
+
+  /**
+   * A crash after Ratis was told of an install (and purged its log up to it) but before the
+   * swap: the staged checkpoint must be what the engine opens at restart, not dropped.
+   */
+  @Test
+  void recoveryAtStartSwapsInAStagedCheckpointAndDeletesLeftovers() throws Exception {
+    Path engine = dir.resolve("engine");
+    Files.createDirectories(engine);
+    Files.writeString(engine.resolve("000001.sst"), "old engine");
+    StagedInstall staged = new StagedInstall(engine);
+    staged.stage(tmp -> Files.writeString(tmp.resolve("000007.sst"), "fetched table"));
+    Files.createDirectories(dir.resolve("install-tmp"));
+    Files.writeString(dir.resolve("install-tmp").resolve("000009.sst"), "half a fetch");
+
+    new StagedInstall(engine).recover();
+
+    assertThat(Files.readString(engine.resolve("000007.sst"))).isEqualTo("fetched table");
+    assertThat(engine.resolve("000001.sst")).doesNotExist();
+    assertThat(dir.resolve("install-ready")).doesNotExist();
+    assertThat(dir.resolve("install-tmp")).doesNotExist();
+    assertThat(dir.resolve("engine-old")).doesNotExist();
+  }
+
+  /** A crash between the swap's two renames: no engine, its old copy, and the staged one. */
+  @Test
+  void recoveryFinishesASwapACrashInterrupted() throws Exception {
+    Path engine = dir.resolve("engine");
+    StagedInstall staged = new StagedInstall(engine);
+    staged.stage(tmp -> Files.writeString(tmp.resolve("000007.sst"), "fetched table"));
+    Files.createDirectories(dir.resolve("engine-old"));
+    Files.writeString(dir.resolve("engine-old").resolve("000001.sst"), "old engine");
+
+    staged.recover();
+
+    assertThat(Files.readString(engine.resolve("000007.sst"))).isEqualTo("fetched table");
+    assertThat(dir.resolve("engine-old")).doesNotExist();
+  }
+
+  @Test
+  void recoveryWithNothingStagedLeavesTheEngineAlone() throws Exception {
+    Path engine = dir.resolve("engine");
+    Files.createDirectories(engine);
+    Files.writeString(engine.resolve("000001.sst"), "the engine");
+    new StagedInstall(engine).recover();
+    assertThat(Files.readString(engine.resolve("000001.sst"))).isEqualTo("the engine");
+  }
 }

@@ -242,9 +242,15 @@ class InstallAcrossLeaderChangeTest {
     }
 
     @Override
-    public void close() throws Exception {
-      try (LocalCluster s = source; HeldProxy pr = proxy; RaftServer sv = server) {
-        // closed in reverse order
+    public void close() throws IOException {
+      try {
+        server.close();
+      } finally {
+        try {
+          proxy.close();
+        } finally {
+          source.close();
+        }
       }
     }
   }
