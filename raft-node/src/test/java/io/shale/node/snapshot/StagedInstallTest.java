@@ -23,9 +23,7 @@ class StagedInstallTest {
 
   @Test
   void aSwapWaitsForAFetchInProgressAndSwapsInWhatItStaged() throws Exception {
-    Path engine = dir.resolve("engine");
-    Files.createDirectories(engine);
-    Files.writeString(engine.resolve("000001.sst"), "old engine");
+    Path engine = engineWith("old engine");
     StagedInstall staged = new StagedInstall(engine);
 
     CountDownLatch halfway = new CountDownLatch(1);
@@ -64,6 +62,14 @@ class StagedInstallTest {
     assertThat(staged.isReady()).isFalse();
   }
 
+  /** An engine directory holding one table, 000001.sst, with {@code content}. */
+  private Path engineWith(String content) throws Exception {
+    Path engine = dir.resolve("engine");
+    Files.createDirectories(engine);
+    Files.writeString(engine.resolve("000001.sst"), content);
+    return engine;
+  }
+
   private static void awaitQuietly(CountDownLatch latch) {
     try {
       latch.await(10, TimeUnit.SECONDS);
@@ -78,9 +84,7 @@ class StagedInstallTest {
    */
   @Test
   void recoveryAtStartSwapsInAStagedCheckpointAndDeletesLeftovers() throws Exception {
-    Path engine = dir.resolve("engine");
-    Files.createDirectories(engine);
-    Files.writeString(engine.resolve("000001.sst"), "old engine");
+    Path engine = engineWith("old engine");
     StagedInstall staged = new StagedInstall(engine);
     staged.stage(tmp -> Files.writeString(tmp.resolve("000007.sst"), "fetched table"));
     Files.createDirectories(dir.resolve("install-tmp"));
@@ -112,9 +116,7 @@ class StagedInstallTest {
 
   @Test
   void recoveryWithNothingStagedLeavesTheEngineAlone() throws Exception {
-    Path engine = dir.resolve("engine");
-    Files.createDirectories(engine);
-    Files.writeString(engine.resolve("000001.sst"), "the engine");
+    Path engine = engineWith("the engine");
     new StagedInstall(engine).recover();
     assertThat(Files.readString(engine.resolve("000001.sst"))).isEqualTo("the engine");
   }
