@@ -480,7 +480,7 @@ final class Nemesis extends Thread {
 
   /**
    * Writes the SNAPSHOT_INSTALL round's fills, each window again until it is taken, and says
-   * how many were written and what refused them. Sent once each, most fail-fast fills were
+   * how many were written and what refused them (each refused put counted, every time). Sent once each, most fail-fast fills were
    * refused (384 to 1,200 of the 1,200 in each round of the runs at 699e29a), and a round that
    * writes nothing past a snapshot leaves its follower nothing to install (run 31's second
    * round). Sending them again until taken makes every round put its follower behind the
@@ -514,7 +514,7 @@ final class Nemesis extends Thread {
       sleep(backoffMillis); // the whole window again: a put of the same value is idempotent
     }
     return "filled " + written + " of " + SNAPSHOT_FILLS
-        + (refusals.isEmpty() ? "" : " (fills refused and sent again: " + refusals + ")");
+        + (refusals.isEmpty() ? "" : " (refusals: " + refusals + ")");
   }
 
   private boolean awaitLog(String id, String text, int seenBefore, Duration timeout)
