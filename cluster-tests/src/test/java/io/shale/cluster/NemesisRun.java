@@ -48,6 +48,19 @@ final class NemesisRun {
    */
   static void run(DockerCluster cluster, ShaleClient client, Nemesis.Fault fault, int n,
       int seconds, Path out) throws Exception {
+    try {
+      runChecked(cluster, client, fault, n, seconds, out);
+    } catch (Exception | AssertionError e) {
+      // Printed now, in the run's place: the build reports failures only when the suite ends,
+      // and a long-form part stopped early (run 82 of part 3) loses the reason.
+      System.out.println("nemesis run " + n + " " + fault + " on " + cluster.nodes.size()
+          + " nodes FAILED: " + String.valueOf(e.getMessage()).replace('\n', ' '));
+      throw e;
+    }
+  }
+
+  private static void runChecked(DockerCluster cluster, ShaleClient client, Nemesis.Fault fault,
+      int n, int seconds, Path out) throws Exception {
     String prefix = "reg/" + n + "/";
     int keys = 5;
     Workload load = new Workload(client, prefix, 5, keys, n);
