@@ -480,11 +480,12 @@ final class Nemesis extends Thread {
 
   /**
    * Writes the SNAPSHOT_INSTALL round's fills, each window again until it is taken, and says
-   * how many were written and what refused them (each refused put counted, every time). Sent once each, most fail-fast fills were
-   * refused (384 to 1,200 of the 1,200 in each round of the runs at 699e29a), and a round that
-   * writes nothing past a snapshot leaves its follower nothing to install (run 31's second
-   * round). Sending them again until taken makes every round put its follower behind the
-   * purged log, as the fault says it does.
+   * how many were written and what refused them (each refused put counted, every time). Sent
+   * once each, most fail-fast fills were refused (384 to 1,200 of the 1,200 in each round of
+   * the runs at 699e29a), and a round that writes nothing past a snapshot leaves its follower
+   * nothing to install (run 31's second round). Sending them again until taken makes every
+   * round put its follower behind the purged log, as the fault says it does. The patience is
+   * checked between windows, so a window in flight (20 s deadline at most) may overrun it.
    */
   private String fillPastSnapshot() throws InterruptedException {
     byte[] value = new byte[16 << 10];
