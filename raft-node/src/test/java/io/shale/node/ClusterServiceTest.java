@@ -41,7 +41,9 @@ import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.exceptions.ReconfigurationInProgressException;
 import org.apache.ratis.protocol.exceptions.SetConfigurationException;
+import org.apache.ratis.protocol.exceptions.TimeoutIOException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -258,5 +260,63 @@ class ClusterServiceTest {
         .removeMember(RemoveMemberRequest.newBuilder().setId(follower).build());
     assertThat(after.getMembersList()).extracting(Member::getId).hasSize(2)
         .doesNotContain(follower);
+  }
+
+  /**
+   * One membership change at a time, and a second one is refused at once: while the leader
+   * stages a new member that cannot catch up (n4 is never started), a removal fails with
+   * FAILED_PRECONDITION within a second instead of being retried inside the node for ten
+   * seconds past the caller's deadline. The add then fails once the staging times out (three
+   * times the longest election timeout), naming the cause, and the members are as before.
+   */
+  @Test
+  void aChangeWhileAnotherIsStagedIsRefusedAtOnce() throws Exception {
+    NodeConfig.Peer p4 = cluster.newPeer("n4");
+    ClusterGrpc.ClusterBlockingStub admin = ClusterGrpc.newBlockingStub(channel("n2"));
+    var add = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+      try {
+        return admin.withDeadlineAfter(60, TimeUnit.SECONDS).addMember(AddMemberRequest
+            .newBuilder().setMember(Member.newBuilder().setId("n4")
+                .setRaftAddress(p4.raftAddress()).setApiAddress(p4.apiAddress())).build());
+      } catch (StatusRuntimeException e) {
+        return e;
+      }
+    });
+    Thread.sleep(1_500); // the leader stages n4 within milliseconds; the staging lasts 6 s
+    long start = System.nanoTime();
+    assertThatThrownBy(() -> ClusterGrpc.newBlockingStub(channel("n3"))
+        .withDeadlineAfter(5, TimeUnit.SECONDS)
+        .removeMember(RemoveMemberRequest.newBuilder().setId("n1").build()))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+          assertThat(e.getStatus().getDescription()).contains("removing n1")
+              .contains("another membership change is in progress");
+        });
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(1_000);
+
+    Object added = add.get(30, TimeUnit.SECONDS);
+    assertThat(added).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+      assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+      assertThat(e.getStatus().getDescription()).contains("adding n4")
+          .contains("made no progress");
+    });
+    assertThat(ClusterGrpc.newBlockingStub(channel(cluster.leader())).listMembers(
+        ListMembersRequest.getDefaultInstance()).getMembersList()).extracting(Member::getId)
+        .containsExactlyInAnyOrder("n1", "n2", "n3");
+  }
+
+  /** The Ratis client raises a refusal or wraps it after retries: found either way. */
+  @Test
+  void refusalsAreFoundThroughTheCauseChain() {
+    assertThat(ClusterService.refusal("removing n1", new java.io.IOException("retried 3 times",
+        new SetConfigurationException("current configuration is different"))).getCode())
+        .isEqualTo(Status.Code.ABORTED);
+    assertThat(ClusterService.refusal("adding n4", new ReconfigurationInProgressException(
+        "already in progress")).getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+    assertThat(ClusterService.refusal("adding n4", new TimeoutIOException("no reply in 30 s"))
+        .getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+    Status other = ClusterService.refusal("adding n4", new java.io.IOException("closed"));
+    assertThat(other.getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+    assertThat(other.getDescription()).startsWith("adding n4 failed: ").contains("closed");
   }
 }

@@ -24,6 +24,7 @@ import io.shale.engine.Engine;
 import io.shale.engine.EngineStats;
 import io.shale.node.statemachine.ShaleStateMachine;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -32,7 +33,10 @@ import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SetConfigurationRequest;
+import org.apache.ratis.protocol.exceptions.ReconfigurationInProgressException;
+import org.apache.ratis.protocol.exceptions.ReconfigurationTimeoutException;
 import org.apache.ratis.protocol.exceptions.SetConfigurationException;
+import org.apache.ratis.protocol.exceptions.TimeoutIOException;
 import org.apache.ratis.server.RaftServer;
 
 /**
@@ -41,7 +45,11 @@ import org.apache.ratis.server.RaftServer;
  * member over its own API (one second each), so one call shows the whole cluster.
  */
 public final class ClusterService extends ClusterGrpc.ClusterImplBase {
-  private static final long ADMIN_TIMEOUT_MS = 30_000;
+  /**
+   * How long a membership change, leadership transfer or snapshot may take on the leader: a new
+   * member is staged until it has caught up, which can mean installing tens of megabytes.
+   */
+  public static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
 
   private final RaftServer.Division division;
   private final ShaleStateMachine stateMachine;
@@ -206,22 +214,48 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
       StreamObserver<MembersResponse> out) {
     try {
       RaftClientReply r = raft.admin().setConfiguration(change);
-      if (!r.isSuccess() && r.getException() instanceof SetConfigurationException refused) {
-        out.onError(Status.ABORTED.withDescription(what + " refused: the configuration is not "
-            + "the one this node sees (it changed meanwhile, or this node lags); list the "
-            + "members and ask again: " + refused.getMessage()).asException());
-        return;
-      }
       if (!r.isSuccess()) {
-        out.onError(Status.UNAVAILABLE.withDescription(what + " failed: " + r.getException())
-            .asException());
+        out.onError(refusal(what, r.getException()).asException());
         return;
       }
       out.onNext(membersResponse());
       out.onCompleted();
     } catch (IOException e) {
-      out.onError(Status.UNAVAILABLE.withDescription(what + " failed: " + e).asException());
+      out.onError(refusal(what, e).asException());
     }
+  }
+
+  /**
+   * The status for a membership change Ratis did not make. The Ratis client raises most
+   * refusals rather than returning them, and wraps the cause when it had tried more than once
+   * (a leader change on the way), so the cause chain is searched.
+   */
+  public static Status refusal(String what, Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof ReconfigurationInProgressException) {
+        // One change at a time, as in etcd; refused at once rather than retried here, so the
+        // caller's deadline holds and it decides when to ask again.
+        return Status.FAILED_PRECONDITION.withDescription(what + " refused: another membership "
+            + "change is in progress (a new member may still be catching up); ask again once it "
+            + "has committed or failed");
+      }
+      if (t instanceof ReconfigurationTimeoutException) {
+        return Status.UNAVAILABLE.withDescription(what + " failed: a new member made no "
+            + "progress catching up within the staging timeout (is it running, started to "
+            + "join, and reachable from the leader?): " + t.getMessage());
+      }
+      if (t instanceof TimeoutIOException) {
+        return Status.DEADLINE_EXCEEDED.withDescription(what + " did not commit within "
+            + ADMIN_TIMEOUT.toSeconds() + " s (a new member may still be catching up, or the "
+            + "leader did not answer); it may still take effect: list the members to see");
+      }
+      if (t instanceof SetConfigurationException) {
+        return Status.ABORTED.withDescription(what + " refused: the configuration is not "
+            + "the one this node sees (it changed meanwhile, or this node lags); list the "
+            + "members and ask again: " + t.getMessage());
+      }
+    }
+    return Status.UNAVAILABLE.withDescription(what + " failed: " + failure);
   }
 
   @Override
@@ -234,7 +268,7 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
     }
     try {
       RaftClientReply r = raft.admin().transferLeadership(RaftPeerId.valueOf(request.getId()),
-          ADMIN_TIMEOUT_MS);
+          ADMIN_TIMEOUT.toMillis());
       if (!r.isSuccess()) {
         out.onError(Status.UNAVAILABLE.withDescription("transferring leadership to "
             + request.getId() + " failed: " + r.getException()).asException());
@@ -263,7 +297,7 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
     try {
       // Through Ratis, so that it records the snapshot index and may purge the log.
       RaftClientReply r = raft.getSnapshotManagementApi(RaftPeerId.valueOf(target))
-          .create(1, ADMIN_TIMEOUT_MS);
+          .create(1, ADMIN_TIMEOUT.toMillis());
       if (!r.isSuccess()) {
         out.onError(Status.UNAVAILABLE.withDescription("snapshot on " + target + " failed: "
             + r.getException()).asException());

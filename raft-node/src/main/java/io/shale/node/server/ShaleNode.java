@@ -27,13 +27,19 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.ReconfigurationInProgressException;
+import org.apache.ratis.protocol.exceptions.ReconfigurationTimeoutException;
+import org.apache.ratis.protocol.exceptions.TimeoutIOException;
+import org.apache.ratis.retry.ExceptionDependentRetry;
 import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
@@ -125,6 +131,7 @@ public final class ShaleNode implements AutoCloseable {
   private final RaftProperties properties;
   private PressurePoller poller;
   private RaftClient forwarder;
+  private RaftClient admin;
   private PeerChannels peerChannels;
   private Server api;
   private KvService kv;
@@ -187,6 +194,32 @@ public final class ShaleNode implements AutoCloseable {
     return node;
   }
 
+  /**
+   * The Raft client for administration (membership, leadership, snapshots), apart from the
+   * forwarder of writes because its requests wait far longer: a new member's staging lasts until
+   * it has caught up, a snapshot install of tens of megabytes on a busy machine. With the
+   * forwarder's 3 s request timeout a change was sent again while its own staging ran, refused as
+   * "in progress", and retried for ten seconds. Retried here only when no leader took it: not a
+   * change refused because another is in progress (the caller decides when to ask again, as with
+   * etcd), not one whose new member made no progress (sent again it would stage that member
+   * again), and not one that timed out (it may still commit).
+   */
+  private RaftClient adminClient() {
+    RaftProperties p = new RaftProperties(properties);
+    RaftClientConfigKeys.Rpc.setRequestTimeout(p,
+        TimeDuration.valueOf(ClusterService.ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
+    RetryPolicy once = RetryPolicies.noRetry();
+    return RaftClient.newBuilder().setProperties(p).setRaftGroup(group)
+        .setRetryPolicy(ExceptionDependentRetry.newBuilder()
+            .setDefaultPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(20,
+                TimeDuration.valueOf(250, TimeUnit.MILLISECONDS)))
+            .setExceptionToPolicy(ReconfigurationInProgressException.class, once)
+            .setExceptionToPolicy(ReconfigurationTimeoutException.class, once)
+            .setExceptionToPolicy(TimeoutIOException.class, once)
+            .build())
+        .build();
+  }
+
   private void startServices() throws IOException {
     ReplicaPressure replicas = new ReplicaPressure(config.id(), () -> {
       Engine e = stateMachine.engine();
@@ -197,6 +230,7 @@ public final class ShaleNode implements AutoCloseable {
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(100,
             TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
         .build();
+    admin = adminClient();
     RaftServer.Division division = server.getDivision(group.getGroupId());
     raftMeters = new RaftMeters(division, registry);
     stateMachine.onLeaderChange(raftMeters::leaderChanged);
@@ -209,7 +243,7 @@ public final class ShaleNode implements AutoCloseable {
             NodeConfig.port(config.apiAddress())))
         .addService(ServerInterceptors.intercept(kv, grpcMeters))
         .addService(ServerInterceptors.intercept(new ClusterService(division, stateMachine,
-            forwarder, peerChannels), grpcMeters))
+            admin, peerChannels), grpcMeters))
         .addService(new SnapshotTransferService(stateMachine.checkpoints(),
             stateMachine::takeCheckpoint))
         .maxInboundMessageSize(config.limits().maxMessageBytes())
@@ -309,6 +343,10 @@ public final class ShaleNode implements AutoCloseable {
     if (forwarder != null) {
       forwarder.close();
       forwarder = null;
+    }
+    if (admin != null) {
+      admin.close();
+      admin = null;
     }
     if (poller != null) {
       poller.close();
