@@ -332,6 +332,7 @@ public final class ShaleStateMachine extends BaseStateMachine
         if (leaders.replacedSince(mark)) {
           // Ratis would wait for the next notification of a leader that no longer leads.
           staged.discard();
+          countFetch("dropped_leader_changed");
           String why = "the snapshot fetched from " + requester + " (index " + r.index()
               + ") is dropped: " + leaders.leader() + " was elected leader during the fetch,"
               + " and will send its entries or ask for an install itself";
@@ -341,14 +342,24 @@ public final class ShaleStateMachine extends BaseStateMachine
         lastInstall = r;
         TermIndex fetched = TermIndex.valueOf(r.term(), r.index());
         handoff.delivered(fetched, requester);
+        countFetch("delivered");
         System.err.println("shale: " + getId() + " fetched snapshot " + r.index() + " from "
             + address + ": " + r.filesFetched() + " files (" + r.bytesFetched() + " bytes) sent, "
             + r.filesReused() + " (" + r.bytesReused() + " bytes) already here");
         return fetched;
       } catch (IOException e) {
+        countFetch("failed");
         throw new java.io.UncheckedIOException(e);
       }
     }, installer);
+  }
+
+  /**
+   * Counts a snapshot fetch by how it ended ({@code shale.snapshot.fetches{outcome}}): an
+   * operator sees installs, and installs dropped for a leader change, without reading logs.
+   */
+  private void countFetch(String outcome) {
+    registry.counter("shale.snapshot.fetches", "outcome", outcome).increment();
   }
 
   /** How long a fetch waits for the reload of the install before it. */
@@ -396,6 +407,7 @@ public final class ShaleStateMachine extends BaseStateMachine
       if (result == RaftProtos.InstallSnapshotResult.ALREADY_INSTALLED) {
         handoff.alreadyInPlace();
       }
+      registry.counter("shale.snapshot.stranded.installs", "result", result.name()).increment();
       System.err.println("shale: " + getId() + ": snapshot " + install.getIndex() + " fetched"
           + " for " + requester + " waited " + notificationWait.toSeconds() + " s for a"
           + " notification that did not come; " + leader + "'s (term " + term + ") given to"

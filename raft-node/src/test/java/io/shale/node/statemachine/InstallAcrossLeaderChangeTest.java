@@ -85,6 +85,9 @@ class InstallAcrossLeaderChangeTest {
       assertThat(f.server.getDivision(GROUP).getRaftLog().getLastEntryTermIndex().getIndex())
           .isEqualTo(2);
       assertThat(f.sm.lastInstall()).as("the dropped fetch, reported installed").isNull();
+      assertThat(f.count("shale.snapshot.fetches", "outcome", "dropped_leader_changed"))
+          .isEqualTo(1);
+      assertThat(f.count("shale.snapshot.fetches", "outcome", "delivered")).isZero();
     }
   }
 
@@ -125,6 +128,9 @@ class InstallAcrossLeaderChangeTest {
       assertThat(f.sm.engine().get("key59".getBytes(java.nio.charset.StandardCharsets.UTF_8)))
           .as("a value the snapshot holds").isEqualTo(
               "value59".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      assertThat(f.count("shale.snapshot.fetches", "outcome", "delivered")).isEqualTo(1);
+      assertThat(f.count("shale.snapshot.stranded.installs", "result", "SNAPSHOT_INSTALLED"))
+          .as("the install given to Ratis on n3's behalf").isEqualTo(1);
     }
   }
 
@@ -184,6 +190,7 @@ class InstallAcrossLeaderChangeTest {
     final RaftPeer n2;
     final RaftPeer n3;
     final ShaleStateMachine sm;
+    final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     final RaftServer server;
 
     Follower(Path dir) throws Exception {
@@ -200,11 +207,17 @@ class InstallAcrossLeaderChangeTest {
       RaftServerConfigKeys.setStorageDir(p, List.of(dir.resolve("raft").toFile()));
       GrpcConfigKeys.Server.setPort(p, Integer.parseInt(n2.getAddress().split(":")[1]));
       sm = new ShaleStateMachine(dir.resolve("follower"), EngineOptions.defaults(),
-          new SimpleMeterRegistry());
+          registry);
       server = RaftServer.newBuilder().setServerId(n2.getId())
           .setGroup(RaftGroup.valueOf(GROUP, n1, n2, n3)).setProperties(p)
           .setStateMachine(sm).setOption(RaftStorage.StartupOption.FORMAT).build();
       server.start();
+    }
+
+    /** The follower's counter {@code name{tag=value}}, 0 if never counted. */
+    double count(String name, String tag, String value) {
+      var c = registry.find(name).tag(tag, value).counter();
+      return c == null ? 0 : c.count();
     }
 
     /** n1's notifications (term 1, log from {@code firstAvailable}) until one reloads. */
