@@ -67,13 +67,14 @@ public final class ClusterAdmin {
   /**
    * Adds {@code m} as a voting member; its node must already run, started to join
    * ({@code shale-node --join}). Completes when the new configuration is committed, which
-   * waits until the new member has caught up (up to 30 s on the leader).
+   * waits until the new member has caught up: the answering node waits up to 30 s for the
+   * leader, so give such calls a deadline above that (the client's default is 10 s).
    *
    * <p>One change at a time, as in etcd: while another is in progress (a new member still
    * catching up) the change fails at once, FAILED_PRECONDITION in the message; ask again once
    * {@link #members} shows the other one done. A change whose new member makes no progress
-   * (not running, or unreachable from the leader) fails naming that; one that did not commit
-   * within the leader's 30 s fails DEADLINE_EXCEEDED and may still take effect.
+   * (not running, or unreachable from the leader) fails FAILED_PRECONDITION naming that; one
+   * the leader did not answer within 30 s fails DEADLINE_EXCEEDED and may still take effect.
    */
   public CompletableFuture<Members> addMemberAsync(Member m) {
     AddMemberRequest req = AddMemberRequest.newBuilder().setMember(

@@ -30,6 +30,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SetConfigurationRequest;
@@ -46,22 +47,39 @@ import org.apache.ratis.server.RaftServer;
  */
 public final class ClusterService extends ClusterGrpc.ClusterImplBase {
   /**
-   * How long a membership change, leadership transfer or snapshot may take on the leader: a new
-   * member is staged until it has caught up, which can mean installing tens of megabytes.
+   * How long this node waits for the leader's answer to a membership change, leadership
+   * transfer or snapshot. The leader itself stages a new member for as long as it makes
+   * progress, which can mean installing tens of megabytes; callers should allow more than this.
    */
   public static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
 
   private final RaftServer.Division division;
   private final ShaleStateMachine stateMachine;
-  private final RaftClient raft;
+  private final AdminClients adminClients;
   private final PeerChannels peers;
 
   public ClusterService(RaftServer.Division division, ShaleStateMachine stateMachine,
-      RaftClient raft, PeerChannels peers) {
+      AdminClients adminClients, PeerChannels peers) {
     this.division = division;
     this.stateMachine = stateMachine;
-    this.raft = raft;
+    this.adminClients = adminClients;
     this.peers = peers;
+  }
+
+  /** Builds the Raft client for one administration call. */
+  @FunctionalInterface
+  public interface AdminClients {
+    /** A client over {@code members}, sending first to {@code leader} (null: found by asking). */
+    RaftClient over(RaftGroup members, RaftPeerId leader);
+  }
+
+  /**
+   * A client over the members this node sees now (the leader may be one added since this node
+   * started), aimed at the leader it knows, so that a request waiting its whole timeout means
+   * that leader did not answer, not that a stale one was asked.
+   */
+  private RaftClient adminClient() {
+    return adminClients.over(division.getGroup(), division.getInfo().getLeaderId());
   }
 
   private String selfId() {
@@ -212,7 +230,7 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
 
   private void reconfigure(SetConfigurationRequest.Arguments change, String what,
       StreamObserver<MembersResponse> out) {
-    try {
+    try (RaftClient raft = adminClient()) {
       RaftClientReply r = raft.admin().setConfiguration(change);
       if (!r.isSuccess()) {
         out.onError(refusal(what, r.getException()).asException());
@@ -240,14 +258,16 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
             + "has committed or failed");
       }
       if (t instanceof ReconfigurationTimeoutException) {
-        return Status.UNAVAILABLE.withDescription(what + " failed: a new member made no "
-            + "progress catching up within the staging timeout (is it running, started to "
-            + "join, and reachable from the leader?): " + t.getMessage());
+        // Not UNAVAILABLE: nothing is wrong with the node that answered, and a client would
+        // take it for a transient failure of that node.
+        return Status.FAILED_PRECONDITION.withDescription(what + " failed: the new member made "
+            + "no progress catching up (is it running, started to join, and reachable from the "
+            + "leader?): " + t.getMessage());
       }
       if (t instanceof TimeoutIOException) {
-        return Status.DEADLINE_EXCEEDED.withDescription(what + " did not commit within "
-            + ADMIN_TIMEOUT.toSeconds() + " s (a new member may still be catching up, or the "
-            + "leader did not answer); it may still take effect: list the members to see");
+        return Status.DEADLINE_EXCEEDED.withDescription(what + ": no answer from the leader "
+            + "within " + ADMIN_TIMEOUT.toSeconds() + " s (a new member may still be catching "
+            + "up); it may still take effect: list the members to see");
       }
       if (t instanceof SetConfigurationException) {
         return Status.ABORTED.withDescription(what + " refused: the configuration is not "
@@ -266,7 +286,7 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
           .asException());
       return;
     }
-    try {
+    try (RaftClient raft = adminClient()) {
       RaftClientReply r = raft.admin().transferLeadership(RaftPeerId.valueOf(request.getId()),
           ADMIN_TIMEOUT.toMillis());
       if (!r.isSuccess()) {
@@ -294,10 +314,10 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
   @Override
   public void snapshot(SnapshotRequest request, StreamObserver<SnapshotResponse> out) {
     String target = request.getNodeId().isEmpty() ? selfId() : request.getNodeId();
-    try {
+    try (RaftClient raft = adminClient()) {
       // Through Ratis, so that it records the snapshot index and may purge the log.
       RaftClientReply r = raft.getSnapshotManagementApi(RaftPeerId.valueOf(target))
-          .create(1, ADMIN_TIMEOUT.toMillis());
+          .create(1, ADMIN_TIMEOUT.minusSeconds(5).toMillis()); // the node's answer comes first
       if (!r.isSuccess()) {
         out.onError(Status.UNAVAILABLE.withDescription("snapshot on " + target + " failed: "
             + r.getException()).asException());

@@ -131,7 +131,6 @@ public final class ShaleNode implements AutoCloseable {
   private final RaftProperties properties;
   private PressurePoller poller;
   private RaftClient forwarder;
-  private RaftClient admin;
   private PeerChannels peerChannels;
   private Server api;
   private KvService kv;
@@ -195,27 +194,29 @@ public final class ShaleNode implements AutoCloseable {
   }
 
   /**
-   * The Raft client for administration (membership, leadership, snapshots), apart from the
-   * forwarder of writes because its requests wait far longer: a new member's staging lasts until
-   * it has caught up, a snapshot install of tens of megabytes on a busy machine. With the
-   * forwarder's 3 s request timeout a change was sent again while its own staging ran, refused as
-   * "in progress", and retried for ten seconds. Retried here only when no leader took it: not a
-   * change refused because another is in progress (the caller decides when to ask again, as with
-   * etcd), not one whose new member made no progress (sent again it would stage that member
-   * again), and not one that timed out (it may still commit).
+   * A Raft client for one administration call (membership, leadership, snapshot) over
+   * {@code members}, aimed at {@code leader} ({@link ClusterService.AdminClients}). Not the
+   * forwarder of writes: these requests wait far longer (a new member is staged until it has
+   * caught up), and with the forwarder's 3 s request timeout a change was sent again while its
+   * own staging ran, refused as "in progress", and retried for ten seconds past the caller's
+   * deadline. Not retried: a change refused because another is in progress (the caller decides
+   * when to ask again, as with etcd), one whose new member made no progress (sent again, it
+   * would stage that member again), one that got no answer in time (it may still commit).
+   * Other failures (a leader not ready, a connection) are retried, 40 attempts in all.
    */
-  private RaftClient adminClient() {
+  private RaftClient adminClient(RaftGroup members, RaftPeerId leader) {
     RaftProperties p = new RaftProperties(properties);
     RaftClientConfigKeys.Rpc.setRequestTimeout(p,
         TimeDuration.valueOf(ClusterService.ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
-    RetryPolicy once = RetryPolicies.noRetry();
-    return RaftClient.newBuilder().setProperties(p).setRaftGroup(group)
+    RetryPolicy noRetry = RetryPolicies.noRetry();
+    return RaftClient.newBuilder().setProperties(p).setRaftGroup(members).setLeaderId(leader)
         .setRetryPolicy(ExceptionDependentRetry.newBuilder()
-            .setDefaultPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(20,
+            .setDefaultPolicy(RetryPolicies.retryForeverWithSleep(
                 TimeDuration.valueOf(250, TimeUnit.MILLISECONDS)))
-            .setExceptionToPolicy(ReconfigurationInProgressException.class, once)
-            .setExceptionToPolicy(ReconfigurationTimeoutException.class, once)
-            .setExceptionToPolicy(TimeoutIOException.class, once)
+            .setExceptionToPolicy(ReconfigurationInProgressException.class, noRetry)
+            .setExceptionToPolicy(ReconfigurationTimeoutException.class, noRetry)
+            .setExceptionToPolicy(TimeoutIOException.class, noRetry)
+            .setMaxAttempts(40)
             .build())
         .build();
   }
@@ -230,7 +231,6 @@ public final class ShaleNode implements AutoCloseable {
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(100,
             TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
         .build();
-    admin = adminClient();
     RaftServer.Division division = server.getDivision(group.getGroupId());
     raftMeters = new RaftMeters(division, registry);
     stateMachine.onLeaderChange(raftMeters::leaderChanged);
@@ -243,7 +243,7 @@ public final class ShaleNode implements AutoCloseable {
             NodeConfig.port(config.apiAddress())))
         .addService(ServerInterceptors.intercept(kv, grpcMeters))
         .addService(ServerInterceptors.intercept(new ClusterService(division, stateMachine,
-            admin, peerChannels), grpcMeters))
+            this::adminClient, peerChannels), grpcMeters))
         .addService(new SnapshotTransferService(stateMachine.checkpoints(),
             stateMachine::takeCheckpoint))
         .maxInboundMessageSize(config.limits().maxMessageBytes())
@@ -343,10 +343,6 @@ public final class ShaleNode implements AutoCloseable {
     if (forwarder != null) {
       forwarder.close();
       forwarder = null;
-    }
-    if (admin != null) {
-      admin.close();
-      admin = null;
     }
     if (poller != null) {
       poller.close();

@@ -326,13 +326,19 @@ public final class ShaleStateMachine extends BaseStateMachine
       // Operators (and the nemesis tests) see an install start, not only its end.
       System.err.println("shale: " + getId() + " installing a snapshot: fetching the checkpoint"
           + " at index " + minIndex + " or later from " + address);
+      SnapshotFetcher.Result r;
       try {
-        SnapshotFetcher.Result r = SnapshotFetcher.fetch(address, minIndex, getId().toString(),
-            engineDir, staged);
+        r = SnapshotFetcher.fetch(address, minIndex, getId().toString(), engineDir, staged);
+      } catch (IOException | RuntimeException e) { // gRPC's failures are unchecked
+        countFetch("failed");
+        throw e instanceof IOException io ? new java.io.UncheckedIOException(io)
+            : (RuntimeException) e;
+      }
+      try {
         if (leaders.replacedSince(mark)) {
           // Ratis would wait for the next notification of a leader that no longer leads.
-          staged.discard();
           countFetch("dropped_leader_changed");
+          staged.discard();
           String why = "the snapshot fetched from " + requester + " (index " + r.index()
               + ") is dropped: " + leaders.leader() + " was elected leader during the fetch,"
               + " and will send its entries or ask for an install itself";
@@ -348,7 +354,6 @@ public final class ShaleStateMachine extends BaseStateMachine
             + r.filesReused() + " (" + r.bytesReused() + " bytes) already here");
         return fetched;
       } catch (IOException e) {
-        countFetch("failed");
         throw new java.io.UncheckedIOException(e);
       }
     }, installer);
@@ -357,6 +362,8 @@ public final class ShaleStateMachine extends BaseStateMachine
   /**
    * Counts a snapshot fetch by how it ended ({@code shale.snapshot.fetches{outcome}}): an
    * operator sees installs, and installs dropped for a leader change, without reading logs.
+   * An install refused before its fetch (a reload still running, no leader address) is not a
+   * fetch and is not counted.
    */
   private void countFetch(String outcome) {
     registry.counter("shale.snapshot.fetches", "outcome", outcome).increment();

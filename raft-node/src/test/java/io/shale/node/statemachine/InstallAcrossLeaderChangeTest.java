@@ -91,6 +91,19 @@ class InstallAcrossLeaderChangeTest {
     }
   }
 
+  /** A fetch whose connection to the leader is cut counts as failed, and installs nothing. */
+  @Test
+  void aFetchCutOffIsCountedAsFailed() throws Exception {
+    try (Follower f = new Follower(dir)) {
+      InstallSnapshotReplyProto asked = f.server.installSnapshot(notification(f.n1, f.n2, 1, 50));
+      assertThat(asked.getResult()).isEqualTo(InstallSnapshotResult.IN_PROGRESS);
+      f.proxy.close(); // whether the fetch has connected yet or not, it cannot get through
+      assertThat(f.awaitCount("shale.snapshot.fetches", "outcome", "failed")).isEqualTo(1);
+      assertThat(f.count("shale.snapshot.fetches", "outcome", "delivered")).isZero();
+      assertThat(f.sm.lastInstall()).isNull();
+    }
+  }
+
   @Test
   void anInstallFetchedBeforeALeaderChangeIsReloadedOnTheNewLeadersBehalf() throws Exception {
     try (Follower f = new Follower(dir)) {
@@ -129,7 +142,8 @@ class InstallAcrossLeaderChangeTest {
           .as("a value the snapshot holds").isEqualTo(
               "value59".getBytes(java.nio.charset.StandardCharsets.UTF_8));
       assertThat(f.count("shale.snapshot.fetches", "outcome", "delivered")).isEqualTo(1);
-      assertThat(f.count("shale.snapshot.stranded.installs", "result", "SNAPSHOT_INSTALLED"))
+      // Counted on the watchdog's thread once Ratis has answered it.
+      assertThat(f.awaitCount("shale.snapshot.stranded.installs", "result", "SNAPSHOT_INSTALLED"))
           .as("the install given to Ratis on n3's behalf").isEqualTo(1);
     }
   }
@@ -218,6 +232,15 @@ class InstallAcrossLeaderChangeTest {
     double count(String name, String tag, String value) {
       var c = registry.find(name).tag(tag, value).counter();
       return c == null ? 0 : c.count();
+    }
+
+    /** {@link #count}, once it is above 0 or after 10 s. */
+    double awaitCount(String name, String tag, String value) throws InterruptedException {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (count(name, tag, value) == 0 && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      return count(name, tag, value);
     }
 
     /** n1's notifications (term 1, log from {@code firstAvailable}) until one reloads. */
