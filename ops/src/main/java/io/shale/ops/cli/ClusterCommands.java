@@ -206,7 +206,9 @@ final class ClusterCommands {
     }
 
     @Command(name = "add", mixinStandardHelpOptions = true, description = "Adds a voting "
-        + "member; its node must already run, started with --join.")
+        + "member; its node must already run, started with --join. Answers once the member has "
+        + "caught up, which the node waits up to 30 s for: with much data, pass --deadline 40s. "
+        + "Refused at once while another membership change is in progress.")
     static final class Add extends ClientCommand {
       @Parameters(index = "0", paramLabel = "ID")
       String id;
