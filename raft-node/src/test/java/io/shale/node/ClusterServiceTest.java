@@ -39,6 +39,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.SetConfigurationRequest;
+import org.apache.ratis.util.TimeDuration;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.exceptions.RaftRetryFailureException;
@@ -267,22 +272,27 @@ class ClusterServiceTest {
 
   /**
    * One membership change at a time, and a second one is refused at once: while the leader
-   * stages a new member that cannot catch up (n4 is never started), a removal fails with
-   * FAILED_PRECONDITION instead of being retried inside the node until the staging ends (and
-   * then carried out). The add fails once the staging times out (no progress for three times
-   * the longest election timeout, 6 s here), naming the cause, and the members are as before.
+   * stages a new member that cannot catch up (n4 is never started; staged through Ratis
+   * directly, since the API refuses to stage a node that does not answer), a removal fails with
+   * FAILED_PRECONDITION instead of being retried inside the node until the staging ends. The
+   * staging then fails (no progress for three times the longest election timeout, 6 s here)
+   * and the members are as before.
    */
   @Test
   void aChangeWhileAnotherIsStagedIsRefusedAtOnce() throws Exception {
     NodeConfig.Peer p4 = cluster.newPeer("n4");
     String leader = cluster.leader();
-    ClusterGrpc.ClusterBlockingStub admin = ClusterGrpc.newBlockingStub(channel("n2"));
+    RaftProperties once = new RaftProperties(cluster.properties());
+    RaftClientConfigKeys.Rpc.setRequestTimeout(once, TimeDuration.valueOf(30, TimeUnit.SECONDS));
     var add = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-      try {
-        return admin.withDeadlineAfter(60, TimeUnit.SECONDS).addMember(AddMemberRequest
-            .newBuilder().setMember(Member.newBuilder().setId("n4")
-                .setRaftAddress(p4.raftAddress()).setApiAddress(p4.apiAddress())).build());
-      } catch (StatusRuntimeException e) {
+      try (RaftClient raft = RaftClient.newBuilder().setProperties(once)
+          .setRaftGroup(cluster.group()).setLeaderId(RaftPeerId.valueOf(leader))
+          .setRetryPolicy(RetryPolicies.noRetry()).build()) {
+        return raft.admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
+            .setServersInNewConf(List.of(RaftPeer.newBuilder().setId("n4")
+                .setAddress(p4.raftAddress()).setDataStreamAddress(p4.apiAddress()).build()))
+            .setMode(SetConfigurationRequest.Mode.ADD).build());
+      } catch (java.io.IOException e) {
         return e;
       }
     });
@@ -307,15 +317,70 @@ class ClusterServiceTest {
     // Before, the removal waited out the staging (about 6 s); 3 s leaves room for a busy machine.
     assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(3_000);
 
-    Object added = add.get(30, TimeUnit.SECONDS);
-    assertThat(added).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-      assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
-      assertThat(e.getStatus().getDescription()).contains("adding n4")
-          .contains("made no progress");
-    });
+    assertThat(add.get(30, TimeUnit.SECONDS)).as("the staging of n4")
+        .isInstanceOf(ReconfigurationTimeoutException.class);
     assertThat(ClusterGrpc.newBlockingStub(channel(cluster.leader())).listMembers(
         ListMembersRequest.getDefaultInstance()).getMembersList()).extracting(Member::getId)
         .containsExactlyInAnyOrder("n1", "n2", "n3");
+  }
+
+  /**
+   * A node that does not answer is not staged (Ratis would keep staging it for as long as
+   * writes go on, refusing every other change): the add is refused at once, naming the
+   * address; once the node runs, started to join, the same add goes through.
+   */
+  @Test
+  void aNodeThatDoesNotAnswerIsNotStaged() throws Exception {
+    NodeConfig.Peer p4 = cluster.newPeer("n4");
+    ClusterGrpc.ClusterBlockingStub admin = ClusterGrpc.newBlockingStub(channel("n2"));
+    AddMemberRequest add4 = AddMemberRequest.newBuilder().setMember(Member.newBuilder()
+        .setId("n4").setRaftAddress(p4.raftAddress()).setApiAddress(p4.apiAddress())).build();
+    long start = System.nanoTime();
+    assertThatThrownBy(() -> admin.withDeadlineAfter(10, TimeUnit.SECONDS).addMember(add4))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+          assertThat(e.getStatus().getDescription()).contains("adding n4 refused")
+              .contains("does not answer at its API address " + p4.apiAddress());
+        });
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(5_000);
+    // Another node's address given for n4: refused, naming the node that answered.
+    String n3Api = cluster.peer("n3").apiAddress();
+    assertThatThrownBy(() -> admin.addMember(AddMemberRequest.newBuilder().setMember(
+        Member.newBuilder().setId("n4").setRaftAddress(p4.raftAddress()).setApiAddress(n3Api))
+        .build())).isInstanceOfSatisfying(StatusRuntimeException.class, e ->
+            assertThat(e.getStatus().getDescription()).contains("is n3, not n4"));
+    assertThat(admin.listMembers(ListMembersRequest.getDefaultInstance()).getMembersList())
+        .extracting(Member::getId).containsExactlyInAnyOrder("n1", "n2", "n3");
+  }
+
+  /**
+   * A member added before the cluster's first write joins: the leader asks a new member to
+   * install a snapshot even when its log is whole, and its checkpoint then holds nothing. The
+   * follower answered "install in progress" for good, and the add never committed.
+   */
+  @Test
+  void aMemberAddedBeforeAnyWriteJoins() throws Exception {
+    NodeConfig.Peer p4 = cluster.newPeer("n4");
+    cluster.startJoining("n4");
+    ClusterGrpc.ClusterBlockingStub admin = ClusterGrpc.newBlockingStub(channel("n2"));
+    MembersResponse added = admin.withDeadlineAfter(60, TimeUnit.SECONDS).addMember(
+        AddMemberRequest.newBuilder().setMember(Member.newBuilder().setId("n4")
+            .setRaftAddress(p4.raftAddress()).setApiAddress(p4.apiAddress())).build());
+    assertThat(added.getMembersList()).extracting(Member::getId)
+        .containsExactlyInAnyOrder("n1", "n2", "n3", "n4");
+    KVGrpc.newBlockingStub(channel("n1")).put(PutRequest.newBuilder().setKey(s("first"))
+        .setValue(s("v")).build());
+    // n4's own state (a stale read answers from it), once it has applied the write.
+    KVGrpc.KVBlockingStub n4 = KVGrpc.newBlockingStub(channel("n4"));
+    GetRequest stale = GetRequest.newBuilder().setKey(s("first"))
+        .setConsistency(Consistency.STALE).build();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!n4.get(stale).getValue().equals(s("v")) && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertThat(n4.get(stale).getValue()).isEqualTo(s("v"));
+    assertThat(cluster.node("n4").registry().find("shale.snapshot.fetches")
+        .tag("outcome", "nothing_to_install").counter()).isNotNull();
   }
 
   /**

@@ -1,7 +1,9 @@
 package io.shale.node.api;
 
+import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
 import io.shale.client.proto.AddMemberRequest;
 import io.shale.client.proto.ClusterGrpc;
@@ -24,6 +26,8 @@ import io.shale.engine.Engine;
 import io.shale.engine.EngineStats;
 import io.shale.node.statemachine.ShaleStateMachine;
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -191,11 +195,51 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
           .asException());
       return;
     }
+    String unready = newMemberProblem(m);
+    if (unready != null) {
+      out.onError(Status.FAILED_PRECONDITION.withDescription("adding " + m.getId()
+          + " refused: " + unready).asException());
+      return;
+    }
     RaftPeer added = RaftPeer.newBuilder().setId(m.getId()).setAddress(m.getRaftAddress())
         .setDataStreamAddress(m.getApiAddress()).build();
     // ADD: the leader adds the peer to its own current configuration, whatever this node saw.
     reconfigure(SetConfigurationRequest.Arguments.newBuilder().setServersInNewConf(List.of(added))
         .setMode(SetConfigurationRequest.Mode.ADD).build(), "adding " + m.getId(), out);
+  }
+
+  /**
+   * Why {@code m} cannot be staged now, or null: its node must answer at its API address as
+   * {@code m}'s id, and accept connections at its Raft address. Checked because Ratis stages a
+   * new member until it catches up and checks a staging's progress only when its event queue is
+   * idle: under a steady write load a member that never answers is staged for good, and every
+   * other membership change is refused meanwhile (ClusterServiceTest shows the idle case fail
+   * after 6 s; with writes going on, such an add still had no answer after 30 s). This catches
+   * a node not started yet, or an address mistyped; not one that fails later.
+   */
+  private static String newMemberProblem(Member m) {
+    ManagedChannel ch = NettyChannelBuilder.forTarget(m.getApiAddress()).usePlaintext().build();
+    try {
+      StatusResponse r = ClusterGrpc.newBlockingStub(ch).withDeadlineAfter(2, TimeUnit.SECONDS)
+          .status(StatusRequest.newBuilder().setLocalOnly(true).build());
+      String id = r.getNodesCount() == 0 ? "" : r.getNodes(0).getMember().getId();
+      if (!id.equals(m.getId())) {
+        return "the node answering at " + m.getApiAddress() + " is " + id + ", not " + m.getId();
+      }
+    } catch (StatusRuntimeException e) {
+      return "its node does not answer at its API address " + m.getApiAddress() + " (is it "
+          + "running, started with --join?): " + e.getStatus();
+    } finally {
+      ch.shutdownNow();
+    }
+    int colon = m.getRaftAddress().lastIndexOf(':');
+    try (Socket raftPort = new Socket()) {
+      raftPort.connect(new InetSocketAddress(m.getRaftAddress().substring(0, colon),
+          Integer.parseInt(m.getRaftAddress().substring(colon + 1))), 2_000);
+    } catch (IOException | RuntimeException e) {
+      return "its Raft address " + m.getRaftAddress() + " does not accept connections: " + e;
+    }
+    return null;
   }
 
   @Override

@@ -335,6 +335,19 @@ public final class ShaleStateMachine extends BaseStateMachine
             : (RuntimeException) e;
       }
       try {
+        if (r.index() < 0) {
+          // The leader has applied nothing yet, so it purged nothing: its log holds every entry.
+          // Answered "no snapshot" (null), Ratis has the leader send them. A checkpoint of index
+          // -1 handed to Ratis instead is never reloaded (it reloads only a non-negative index)
+          // and the follower answers "install in progress" for good: a member added to a
+          // cluster before its first write never caught up, and the staging blocked every other
+          // membership change (ClusterServiceTest.aMemberAddedBeforeAnyWriteJoins).
+          staged.discard();
+          countFetch("nothing_to_install");
+          System.err.println("shale: " + getId() + ": " + requester + "'s checkpoint holds "
+              + "nothing applied; no snapshot to install, its log holds every entry");
+          return null;
+        }
         if (leaders.replacedSince(mark)) {
           // Ratis would wait for the next notification of a leader that no longer leads.
           countFetch("dropped_leader_changed");
