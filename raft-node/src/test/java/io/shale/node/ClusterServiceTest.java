@@ -117,20 +117,29 @@ class ClusterServiceTest {
     assertThat(n3.getError()).isNotEmpty();
   }
 
+  private static AddMemberRequest addRequest(String id, NodeConfig.Peer p) {
+    return AddMemberRequest.newBuilder().setMember(Member.newBuilder().setId(id)
+        .setRaftAddress(p.raftAddress()).setApiAddress(p.apiAddress())).build();
+  }
+
+  /** Starts n4 to join and adds it through n2; the members are then n1-n4. */
+  private void addJoiningN4() throws Exception {
+    NodeConfig.Peer p4 = cluster.newPeer("n4");
+    cluster.startJoining("n4");
+    MembersResponse added = ClusterGrpc.newBlockingStub(channel("n2"))
+        .withDeadlineAfter(60, TimeUnit.SECONDS).addMember(addRequest("n4", p4));
+    assertThat(added.getMembersList()).extracting(Member::getId)
+        .containsExactlyInAnyOrder("n1", "n2", "n3", "n4");
+  }
+
   @Test
   void aFourthNodeIsAddedReceivesTheDataLeadsAndIsRemoved() throws Exception {
     KVGrpc.KVBlockingStub kv = KVGrpc.newBlockingStub(channel("n1"));
     for (int i = 0; i < 50; i++) {
       kv.put(PutRequest.newBuilder().setKey(s("before" + i)).setValue(s("v" + i)).build());
     }
-    NodeConfig.Peer p4 = cluster.newPeer("n4");
-    cluster.startJoining("n4");
+    addJoiningN4();
     ClusterGrpc.ClusterBlockingStub admin = ClusterGrpc.newBlockingStub(channel("n2"));
-    MembersResponse added = admin.withDeadlineAfter(60, TimeUnit.SECONDS).addMember(
-        AddMemberRequest.newBuilder().setMember(Member.newBuilder().setId("n4")
-            .setRaftAddress(p4.raftAddress()).setApiAddress(p4.apiAddress())).build());
-    assertThat(added.getMembersList()).extracting(Member::getId)
-        .containsExactlyInAnyOrder("n1", "n2", "n3", "n4");
     kv.put(PutRequest.newBuilder().setKey(s("after")).setValue(s("x")).build());
     // n4 holds what was written before and after it joined.
     KVGrpc.KVBlockingStub n4 = KVGrpc.newBlockingStub(channel("n4"));
@@ -333,8 +342,7 @@ class ClusterServiceTest {
   void aNodeThatDoesNotAnswerIsNotStaged() throws Exception {
     NodeConfig.Peer p4 = cluster.newPeer("n4");
     ClusterGrpc.ClusterBlockingStub admin = ClusterGrpc.newBlockingStub(channel("n2"));
-    AddMemberRequest add4 = AddMemberRequest.newBuilder().setMember(Member.newBuilder()
-        .setId("n4").setRaftAddress(p4.raftAddress()).setApiAddress(p4.apiAddress())).build();
+    AddMemberRequest add4 = addRequest("n4", p4);
     long start = System.nanoTime();
     assertThatThrownBy(() -> admin.withDeadlineAfter(10, TimeUnit.SECONDS).addMember(add4))
         .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
@@ -360,14 +368,7 @@ class ClusterServiceTest {
    */
   @Test
   void aMemberAddedBeforeAnyWriteJoins() throws Exception {
-    NodeConfig.Peer p4 = cluster.newPeer("n4");
-    cluster.startJoining("n4");
-    ClusterGrpc.ClusterBlockingStub admin = ClusterGrpc.newBlockingStub(channel("n2"));
-    MembersResponse added = admin.withDeadlineAfter(60, TimeUnit.SECONDS).addMember(
-        AddMemberRequest.newBuilder().setMember(Member.newBuilder().setId("n4")
-            .setRaftAddress(p4.raftAddress()).setApiAddress(p4.apiAddress())).build());
-    assertThat(added.getMembersList()).extracting(Member::getId)
-        .containsExactlyInAnyOrder("n1", "n2", "n3", "n4");
+    addJoiningN4();
     KVGrpc.newBlockingStub(channel("n1")).put(PutRequest.newBuilder().setKey(s("first"))
         .setValue(s("v")).build());
     // n4's own state (a stale read answers from it), once it has applied the write.
