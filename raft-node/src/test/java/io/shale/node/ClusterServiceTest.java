@@ -348,15 +348,24 @@ class ClusterServiceTest {
         .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
           assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
           assertThat(e.getStatus().getDescription()).contains("adding n4 refused")
-              .contains("does not answer at its API address " + p4.apiAddress());
+              .contains("did not answer Status at its API address " + p4.apiAddress());
         });
     assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(5_000);
     // Another node's address given for n4: refused, naming the node that answered.
     String n3Api = cluster.peer("n3").apiAddress();
-    assertThatThrownBy(() -> admin.addMember(AddMemberRequest.newBuilder().setMember(
-        Member.newBuilder().setId("n4").setRaftAddress(p4.raftAddress()).setApiAddress(n3Api))
-        .build())).isInstanceOfSatisfying(StatusRuntimeException.class, e ->
+    assertThatThrownBy(() -> admin.withDeadlineAfter(10, TimeUnit.SECONDS).addMember(
+        AddMemberRequest.newBuilder().setMember(Member.newBuilder().setId("n4")
+            .setRaftAddress(p4.raftAddress()).setApiAddress(n3Api)).build()))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, e ->
             assertThat(e.getStatus().getDescription()).contains("is n3, not n4"));
+    // An address that is not HOST:PORT: refused as such, before anything is asked.
+    assertThatThrownBy(() -> admin.withDeadlineAfter(10, TimeUnit.SECONDS).addMember(
+        AddMemberRequest.newBuilder().setMember(Member.newBuilder().setId("n4")
+            .setRaftAddress("n4-no-port").setApiAddress(p4.apiAddress())).build()))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+          assertThat(e.getStatus().getDescription()).contains("raft_address \"n4-no-port\"");
+        });
     assertThat(admin.listMembers(ListMembersRequest.getDefaultInstance()).getMembersList())
         .extracting(Member::getId).containsExactlyInAnyOrder("n1", "n2", "n3");
   }

@@ -207,8 +207,9 @@ final class ClusterCommands {
 
     @Command(name = "add", mixinStandardHelpOptions = true, description = "Adds a voting "
         + "member; its node must already run, started with --join. Answers once the member has "
-        + "caught up, which the node waits up to 30 s for: with much data, pass --deadline 40s. "
-        + "Refused at once while another membership change is in progress.")
+        + "caught up; the node asked waits up to 30 s for that, so pass --deadline 40s to see "
+        + "its answer rather than this tool's timeout. Refused at once if the new node does not "
+        + "answer, or while another membership change is in progress.")
     static final class Add extends ClientCommand {
       @Parameters(index = "0", paramLabel = "ID")
       String id;

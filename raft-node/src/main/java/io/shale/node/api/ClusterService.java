@@ -190,6 +190,14 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
           + "api_address").asException());
       return;
     }
+    String badAddress = addressProblem("raft_address", m.getRaftAddress());
+    if (badAddress == null) {
+      badAddress = addressProblem("api_address", m.getApiAddress());
+    }
+    if (badAddress != null) {
+      out.onError(Status.INVALID_ARGUMENT.withDescription(badAddress).asException());
+      return;
+    }
     if (members().stream().anyMatch(p -> p.getId().toString().equals(m.getId()))) {
       out.onError(Status.ALREADY_EXISTS.withDescription(m.getId() + " is already a member")
           .asException());
@@ -208,18 +216,33 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
         .setMode(SetConfigurationRequest.Mode.ADD).build(), "adding " + m.getId(), out);
   }
 
+  /** What is wrong with {@code address} as HOST:PORT, or null. */
+  private static String addressProblem(String field, String address) {
+    int colon = address.lastIndexOf(':');
+    int port = -1;
+    try {
+      port = colon > 0 ? Integer.parseInt(address.substring(colon + 1)) : -1;
+    } catch (NumberFormatException notANumber) {
+      // reported below
+    }
+    return port >= 1 && port <= 65_535 ? null
+        : field + " \"" + address + "\" is not HOST:PORT with a port from 1 to 65535";
+  }
+
   /**
    * Why {@code m} cannot be staged now, or null: its node must answer at its API address as
-   * {@code m}'s id, and accept connections at its Raft address. Checked because Ratis stages a
-   * new member until it catches up and checks a staging's progress only when its event queue is
-   * idle: under a steady write load a member that never answers is staged for good, and every
-   * other membership change is refused meanwhile (ClusterServiceTest shows the idle case fail
-   * after 6 s; with writes going on, such an add still had no answer after 30 s). This catches
-   * a node not started yet, or an address mistyped; not one that fails later.
+   * {@code m}'s id, and something must accept connections at its Raft address. Checked because
+   * Ratis checks a staged member's progress only when the leader's event queue is idle or the
+   * member acknowledges an append: under a steady write load a member that never answers stays
+   * staged for good, and every other membership change is refused meanwhile (without writes it
+   * fails after 6 s). This catches a node not started and an address where nothing listens; not
+   * a Raft address where another service listens, nor a node that fails later. The check runs
+   * on the node asked, not on the leader, which is the one that connects.
    */
   private static String newMemberProblem(Member m) {
-    ManagedChannel ch = NettyChannelBuilder.forTarget(m.getApiAddress()).usePlaintext().build();
+    ManagedChannel ch = null;
     try {
+      ch = NettyChannelBuilder.forTarget(m.getApiAddress()).usePlaintext().build();
       StatusResponse r = ClusterGrpc.newBlockingStub(ch).withDeadlineAfter(2, TimeUnit.SECONDS)
           .status(StatusRequest.newBuilder().setLocalOnly(true).build());
       String id = r.getNodesCount() == 0 ? "" : r.getNodes(0).getMember().getId();
@@ -227,14 +250,20 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
         return "the node answering at " + m.getApiAddress() + " is " + id + ", not " + m.getId();
       }
     } catch (StatusRuntimeException e) {
-      return "its node does not answer at its API address " + m.getApiAddress() + " (is it "
+      return "its node did not answer Status at its API address " + m.getApiAddress() + " (is it "
           + "running, started with --join?): " + e.getStatus();
+    } catch (RuntimeException e) {
+      return "its API address " + m.getApiAddress() + " cannot be reached: " + e;
     } finally {
-      ch.shutdownNow();
+      if (ch != null) {
+        ch.shutdownNow();
+      }
     }
     int colon = m.getRaftAddress().lastIndexOf(':');
+    String host = m.getRaftAddress().substring(0, colon);
     try (Socket raftPort = new Socket()) {
-      raftPort.connect(new InetSocketAddress(m.getRaftAddress().substring(0, colon),
+      raftPort.connect(new InetSocketAddress(host.startsWith("[")
+              ? host.substring(1, host.length() - 1) : host,
           Integer.parseInt(m.getRaftAddress().substring(colon + 1))), 2_000);
     } catch (IOException | RuntimeException e) {
       return "its Raft address " + m.getRaftAddress() + " does not accept connections: " + e;

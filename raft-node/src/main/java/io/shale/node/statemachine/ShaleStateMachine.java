@@ -336,7 +336,8 @@ public final class ShaleStateMachine extends BaseStateMachine
       }
       try {
         if (r.index() < 0) {
-          // The leader has applied nothing yet, so it purged nothing: its log holds every entry.
+          // The leader's newest checkpoint is empty, so it purged nothing (Ratis purges only up
+          // to a snapshot of index 0 or more) and its log holds every entry.
           // Answered "no snapshot" (null), Ratis has the leader send them. A checkpoint of index
           // -1 handed to Ratis instead is never reloaded (it reloads only a non-negative index)
           // and the follower answers "install in progress" for good: a member added to a
