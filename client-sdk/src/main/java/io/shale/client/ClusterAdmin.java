@@ -66,7 +66,19 @@ public final class ClusterAdmin {
 
   /**
    * Adds {@code m} as a voting member; its node must already run, started to join
-   * ({@code shale-node --join}). Completes when the new configuration is committed.
+   * ({@code shale-node --join}). Completes when the new configuration is committed, which
+   * waits until the new member has caught up: the answering node waits up to 30 s for the
+   * leader, so give such calls a deadline above that (the client's default is 10 s).
+   *
+   * <p>Refused at once (FAILED_PRECONDITION in the message) when the node does not answer as
+   * {@code m.id()} at its API address or nothing listens at its Raft address: staged, a member
+   * that never answers would block every other change for as long as writes go on.
+   *
+   * <p>One change at a time, as in etcd: while another is in progress (a new member still
+   * catching up) the change fails at once, FAILED_PRECONDITION in the message; ask again once
+   * {@link #members} shows the other one done. A change whose new member makes no progress
+   * (not running, or unreachable from the leader) fails FAILED_PRECONDITION naming that; one
+   * the leader did not answer within 30 s fails DEADLINE_EXCEEDED and may still take effect.
    */
   public CompletableFuture<Members> addMemberAsync(Member m) {
     AddMemberRequest req = AddMemberRequest.newBuilder().setMember(
@@ -80,6 +92,11 @@ public final class ClusterAdmin {
     return ShaleClient.join(addMemberAsync(m));
   }
 
+  /**
+   * Removes member {@code id} if the leader's members are still the ones the answering node
+   * sees (ABORTED otherwise: list the members and ask again); refused like {@link #addMember}
+   * while another change is in progress. A leader that removes itself steps down.
+   */
   public CompletableFuture<Members> removeMemberAsync(String id) {
     RemoveMemberRequest req = RemoveMemberRequest.newBuilder().setId(id).build();
     return RetryingCall.start(once, "removeMember", (ch, t) -> stub(ch, t).removeMember(req))

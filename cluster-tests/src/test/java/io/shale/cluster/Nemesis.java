@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 
 /**
@@ -295,13 +296,19 @@ final class Nemesis extends Thread {
    */
   private void replaceMember(String victim) throws InterruptedException {
     long start = System.nanoTime();
-    try {
-      client.cluster().removeMember(victim);
-    } catch (RuntimeException e) {
-      // The change may still have committed (e.g. the leader removed itself and stepped down
-      // before it answered): the configuration says.
+    long deadline = start + TimeUnit.SECONDS.toNanos(15);
+    boolean removed = false;
+    while (!removed && System.nanoTime() < deadline) {
+      try {
+        client.cluster().removeMember(victim);
+      } catch (RuntimeException e) {
+        // The change may still have committed (e.g. the leader removed itself and stepped down
+        // before it answered), or be refused while the last one is still being committed
+        // (FAILED_PRECONDITION): the configuration says, and the removal is asked again.
+      }
+      removed = awaitMembership(victim, false, Duration.ofSeconds(3));
     }
-    if (!awaitMembership(victim, false, Duration.ofSeconds(15))) {
+    if (!removed) {
       injected.add("MEMBERSHIP remove " + victim + " not committed within 15 s; left as is");
       return;
     }

@@ -115,7 +115,9 @@ final class NemesisRun {
     // (ShaleStateMachine): a fetch dropped because its requester was replaced, and a fetched
     // install reloaded on the current leader's notification, given by the watchdog. Counted
     // (the node's own lines only: Ratis logs the drop's exception again) so the long form shows
-    // how often each acted, not only that the runs passed.
+    // how often each acted, not only that the runs passed. From the logs, not from the nodes'
+    // shale_snapshot_fetches_total and shale_snapshot_stranded_installs_total: those start again
+    // at 0 when the nemesis restarts a node, and a container's log outlives its restarts.
     long dropped = linesInLogs(cluster, "shale: ", ") is dropped: ");
     long handedOff = linesInLogs(cluster, "shale: ", "given to this server: SNAPSHOT_INSTALLED");
     long checkStart = System.nanoTime();

@@ -39,9 +39,19 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.SetConfigurationRequest;
+import org.apache.ratis.util.TimeDuration;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.exceptions.RaftRetryFailureException;
+import org.apache.ratis.protocol.exceptions.ReconfigurationInProgressException;
+import org.apache.ratis.protocol.exceptions.ReconfigurationTimeoutException;
 import org.apache.ratis.protocol.exceptions.SetConfigurationException;
+import org.apache.ratis.protocol.exceptions.TimeoutIOException;
+import org.apache.ratis.retry.RetryPolicies;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -107,20 +117,29 @@ class ClusterServiceTest {
     assertThat(n3.getError()).isNotEmpty();
   }
 
+  private static AddMemberRequest addRequest(String id, NodeConfig.Peer p) {
+    return AddMemberRequest.newBuilder().setMember(Member.newBuilder().setId(id)
+        .setRaftAddress(p.raftAddress()).setApiAddress(p.apiAddress())).build();
+  }
+
+  /** Starts n4 to join and adds it through n2; the members are then n1-n4. */
+  private void addJoiningN4() throws Exception {
+    NodeConfig.Peer p4 = cluster.newPeer("n4");
+    cluster.startJoining("n4");
+    MembersResponse added = ClusterGrpc.newBlockingStub(channel("n2"))
+        .withDeadlineAfter(60, TimeUnit.SECONDS).addMember(addRequest("n4", p4));
+    assertThat(added.getMembersList()).extracting(Member::getId)
+        .containsExactlyInAnyOrder("n1", "n2", "n3", "n4");
+  }
+
   @Test
   void aFourthNodeIsAddedReceivesTheDataLeadsAndIsRemoved() throws Exception {
     KVGrpc.KVBlockingStub kv = KVGrpc.newBlockingStub(channel("n1"));
     for (int i = 0; i < 50; i++) {
       kv.put(PutRequest.newBuilder().setKey(s("before" + i)).setValue(s("v" + i)).build());
     }
-    NodeConfig.Peer p4 = cluster.newPeer("n4");
-    cluster.startJoining("n4");
+    addJoiningN4();
     ClusterGrpc.ClusterBlockingStub admin = ClusterGrpc.newBlockingStub(channel("n2"));
-    MembersResponse added = admin.withDeadlineAfter(60, TimeUnit.SECONDS).addMember(
-        AddMemberRequest.newBuilder().setMember(Member.newBuilder().setId("n4")
-            .setRaftAddress(p4.raftAddress()).setApiAddress(p4.apiAddress())).build());
-    assertThat(added.getMembersList()).extracting(Member::getId)
-        .containsExactlyInAnyOrder("n1", "n2", "n3", "n4");
     kv.put(PutRequest.newBuilder().setKey(s("after")).setValue(s("x")).build());
     // n4 holds what was written before and after it joined.
     KVGrpc.KVBlockingStub n4 = KVGrpc.newBlockingStub(channel("n4"));
@@ -258,5 +277,143 @@ class ClusterServiceTest {
         .removeMember(RemoveMemberRequest.newBuilder().setId(follower).build());
     assertThat(after.getMembersList()).extracting(Member::getId).hasSize(2)
         .doesNotContain(follower);
+  }
+
+  /**
+   * One membership change at a time, and a second one is refused at once: while the leader
+   * stages a new member that cannot catch up (n4 is never started; staged through Ratis
+   * directly, since the API refuses to stage a node that does not answer), a removal fails with
+   * FAILED_PRECONDITION instead of being retried inside the node until the staging ends. The
+   * staging then fails (no progress for three times the longest election timeout, 6 s here)
+   * and the members are as before.
+   */
+  @Test
+  void aChangeWhileAnotherIsStagedIsRefusedAtOnce() throws Exception {
+    NodeConfig.Peer p4 = cluster.newPeer("n4");
+    String leader = cluster.leader();
+    RaftProperties once = new RaftProperties(cluster.properties());
+    RaftClientConfigKeys.Rpc.setRequestTimeout(once, TimeDuration.valueOf(30, TimeUnit.SECONDS));
+    var add = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+      try (RaftClient raft = RaftClient.newBuilder().setProperties(once)
+          .setRaftGroup(cluster.group()).setLeaderId(RaftPeerId.valueOf(leader))
+          .setRetryPolicy(RetryPolicies.noRetry()).build()) {
+        return raft.admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
+            .setServersInNewConf(List.of(RaftPeer.newBuilder().setId("n4")
+                .setAddress(p4.raftAddress()).setDataStreamAddress(p4.apiAddress()).build()))
+            .setMode(SetConfigurationRequest.Mode.ADD).build());
+      } catch (java.io.IOException e) {
+        return e;
+      }
+    });
+    // Staged once the leader has a sender for n4 next to those for its two followers.
+    var leaderInfo = cluster.node(leader).server().getDivision(cluster.group().getGroupId())
+        .getInfo();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (leaderInfo.getFollowerNextIndices().length < 3 && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    assertThat(leaderInfo.getFollowerNextIndices()).as("the leader's senders").hasSize(3);
+    long start = System.nanoTime();
+    assertThatThrownBy(() -> ClusterGrpc.newBlockingStub(channel("n3"))
+        .withDeadlineAfter(5, TimeUnit.SECONDS)
+        .removeMember(RemoveMemberRequest.newBuilder().setId("n1").build()))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+          assertThat(e.getStatus().getDescription()).contains("removing n1")
+              .contains("another membership change is in progress");
+        });
+    assertThat(add).as("the add, still staged when the removal was refused").isNotDone();
+    // Before, the removal waited out the staging (about 6 s); 3 s leaves room for a busy machine.
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(3_000);
+
+    assertThat(add.get(30, TimeUnit.SECONDS)).as("the staging of n4")
+        .isInstanceOf(ReconfigurationTimeoutException.class);
+    assertThat(ClusterGrpc.newBlockingStub(channel(cluster.leader())).listMembers(
+        ListMembersRequest.getDefaultInstance()).getMembersList()).extracting(Member::getId)
+        .containsExactlyInAnyOrder("n1", "n2", "n3");
+  }
+
+  /**
+   * A node that does not answer is not staged (Ratis would keep staging it for as long as
+   * writes go on, refusing every other change): the add is refused at once, naming the
+   * address; once the node runs, started to join, the same add goes through.
+   */
+  @Test
+  void aNodeThatDoesNotAnswerIsNotStaged() throws Exception {
+    NodeConfig.Peer p4 = cluster.newPeer("n4");
+    ClusterGrpc.ClusterBlockingStub admin = ClusterGrpc.newBlockingStub(channel("n2"));
+    AddMemberRequest add4 = addRequest("n4", p4);
+    long start = System.nanoTime();
+    assertThatThrownBy(() -> admin.withDeadlineAfter(10, TimeUnit.SECONDS).addMember(add4))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+          assertThat(e.getStatus().getDescription()).contains("adding n4 refused")
+              .contains("did not answer Status at its API address " + p4.apiAddress());
+        });
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(5_000);
+    // Another node's address given for n4: refused, naming the node that answered.
+    String n3Api = cluster.peer("n3").apiAddress();
+    assertThatThrownBy(() -> admin.withDeadlineAfter(10, TimeUnit.SECONDS).addMember(
+        AddMemberRequest.newBuilder().setMember(Member.newBuilder().setId("n4")
+            .setRaftAddress(p4.raftAddress()).setApiAddress(n3Api)).build()))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, e ->
+            assertThat(e.getStatus().getDescription()).contains("is n3, not n4"));
+    // An address that is not HOST:PORT: refused as such, before anything is asked.
+    assertThatThrownBy(() -> admin.withDeadlineAfter(10, TimeUnit.SECONDS).addMember(
+        AddMemberRequest.newBuilder().setMember(Member.newBuilder().setId("n4")
+            .setRaftAddress("n4-no-port").setApiAddress(p4.apiAddress())).build()))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+          assertThat(e.getStatus().getDescription()).contains("raft_address \"n4-no-port\"");
+        });
+    assertThat(admin.listMembers(ListMembersRequest.getDefaultInstance()).getMembersList())
+        .extracting(Member::getId).containsExactlyInAnyOrder("n1", "n2", "n3");
+  }
+
+  /**
+   * A member added before the cluster's first write joins: the leader asks a new member to
+   * install a snapshot even when its log is whole, and its checkpoint then holds nothing. The
+   * follower answered "install in progress" for good, and the add never committed.
+   */
+  @Test
+  void aMemberAddedBeforeAnyWriteJoins() throws Exception {
+    addJoiningN4();
+    KVGrpc.newBlockingStub(channel("n1")).put(PutRequest.newBuilder().setKey(s("first"))
+        .setValue(s("v")).build());
+    // n4's own state (a stale read answers from it), once it has applied the write.
+    KVGrpc.KVBlockingStub n4 = KVGrpc.newBlockingStub(channel("n4"));
+    GetRequest stale = GetRequest.newBuilder().setKey(s("first"))
+        .setConsistency(Consistency.STALE).build();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!n4.get(stale).getValue().equals(s("v")) && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertThat(n4.get(stale).getValue()).isEqualTo(s("v"));
+    assertThat(cluster.node("n4").registry().find("shale.snapshot.fetches")
+        .tag("outcome", "nothing_to_install").counter()).isNotNull();
+  }
+
+  /**
+   * Ratis's client raises refusals, and after more than one attempt wraps the last cause in a
+   * RaftRetryFailureException: each is found either way.
+   */
+  @Test
+  void refusalsAreFoundThroughTheCauseChain() {
+    assertThat(ClusterService.refusal("removing n1",
+        new SetConfigurationException("current configuration is different")).getCode())
+        .isEqualTo(Status.Code.ABORTED);
+    assertThat(ClusterService.refusal("adding n4", new RaftRetryFailureException(null, 3,
+        RetryPolicies.noRetry(), new ReconfigurationInProgressException("already in progress")))
+        .getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+    Status noProgress = ClusterService.refusal("adding n4",
+        new ReconfigurationTimeoutException("NOPROGRESS"));
+    assertThat(noProgress.getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+    assertThat(noProgress.getDescription()).contains("made no progress");
+    assertThat(ClusterService.refusal("adding n4", new RaftRetryFailureException(null, 2,
+        RetryPolicies.noRetry(), new TimeoutIOException("no reply in 30 s"))).getCode())
+        .isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+    Status other = ClusterService.refusal("adding n4", new java.io.IOException("closed"));
+    assertThat(other.getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+    assertThat(other.getDescription()).startsWith("adding n4 failed: ").contains("closed");
   }
 }

@@ -206,7 +206,10 @@ final class ClusterCommands {
     }
 
     @Command(name = "add", mixinStandardHelpOptions = true, description = "Adds a voting "
-        + "member; its node must already run, started with --join.")
+        + "member; its node must already run, started with --join. Answers once the member has "
+        + "caught up; the node asked waits up to 30 s for that, so pass --deadline 40s to see "
+        + "its answer rather than this tool's timeout. Refused at once if the new node does not "
+        + "answer, or while another membership change is in progress.")
     static final class Add extends ClientCommand {
       @Parameters(index = "0", paramLabel = "ID")
       String id;

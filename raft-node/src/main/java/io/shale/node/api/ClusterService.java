@@ -1,7 +1,9 @@
 package io.shale.node.api;
 
+import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
 import io.shale.client.proto.AddMemberRequest;
 import io.shale.client.proto.ClusterGrpc;
@@ -24,15 +26,22 @@ import io.shale.engine.Engine;
 import io.shale.engine.EngineStats;
 import io.shale.node.statemachine.ShaleStateMachine;
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SetConfigurationRequest;
+import org.apache.ratis.protocol.exceptions.ReconfigurationInProgressException;
+import org.apache.ratis.protocol.exceptions.ReconfigurationTimeoutException;
 import org.apache.ratis.protocol.exceptions.SetConfigurationException;
+import org.apache.ratis.protocol.exceptions.TimeoutIOException;
 import org.apache.ratis.server.RaftServer;
 
 /**
@@ -41,19 +50,40 @@ import org.apache.ratis.server.RaftServer;
  * member over its own API (one second each), so one call shows the whole cluster.
  */
 public final class ClusterService extends ClusterGrpc.ClusterImplBase {
-  private static final long ADMIN_TIMEOUT_MS = 30_000;
+  /**
+   * How long this node waits for the leader's answer to a membership change, leadership
+   * transfer or snapshot. The leader itself stages a new member for as long as it makes
+   * progress, which can mean installing tens of megabytes; callers should allow more than this.
+   */
+  public static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
 
   private final RaftServer.Division division;
   private final ShaleStateMachine stateMachine;
-  private final RaftClient raft;
+  private final AdminClients adminClients;
   private final PeerChannels peers;
 
   public ClusterService(RaftServer.Division division, ShaleStateMachine stateMachine,
-      RaftClient raft, PeerChannels peers) {
+      AdminClients adminClients, PeerChannels peers) {
     this.division = division;
     this.stateMachine = stateMachine;
-    this.raft = raft;
+    this.adminClients = adminClients;
     this.peers = peers;
+  }
+
+  /** Builds the Raft client for one administration call. */
+  @FunctionalInterface
+  public interface AdminClients {
+    /** A client over {@code members}, sending first to {@code leader} (null: found by asking). */
+    RaftClient over(RaftGroup members, RaftPeerId leader);
+  }
+
+  /**
+   * A client over the members this node sees now (the leader may be one added since this node
+   * started), aimed at the leader it knows, so that a request waiting its whole timeout means
+   * that leader did not answer, not that a stale one was asked.
+   */
+  private RaftClient adminClient() {
+    return adminClients.over(division.getGroup(), division.getInfo().getLeaderId());
   }
 
   private String selfId() {
@@ -160,9 +190,23 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
           + "api_address").asException());
       return;
     }
+    String badAddress = addressProblem("raft_address", m.getRaftAddress());
+    if (badAddress == null) {
+      badAddress = addressProblem("api_address", m.getApiAddress());
+    }
+    if (badAddress != null) {
+      out.onError(Status.INVALID_ARGUMENT.withDescription(badAddress).asException());
+      return;
+    }
     if (members().stream().anyMatch(p -> p.getId().toString().equals(m.getId()))) {
       out.onError(Status.ALREADY_EXISTS.withDescription(m.getId() + " is already a member")
           .asException());
+      return;
+    }
+    String unready = newMemberProblem(m);
+    if (unready != null) {
+      out.onError(Status.FAILED_PRECONDITION.withDescription("adding " + m.getId()
+          + " refused: " + unready).asException());
       return;
     }
     RaftPeer added = RaftPeer.newBuilder().setId(m.getId()).setAddress(m.getRaftAddress())
@@ -170,6 +214,61 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
     // ADD: the leader adds the peer to its own current configuration, whatever this node saw.
     reconfigure(SetConfigurationRequest.Arguments.newBuilder().setServersInNewConf(List.of(added))
         .setMode(SetConfigurationRequest.Mode.ADD).build(), "adding " + m.getId(), out);
+  }
+
+  /** What is wrong with {@code address} as HOST:PORT, or null. */
+  private static String addressProblem(String field, String address) {
+    int colon = address.lastIndexOf(':');
+    int port = -1;
+    try {
+      port = colon > 0 ? Integer.parseInt(address.substring(colon + 1)) : -1;
+    } catch (NumberFormatException notANumber) {
+      // reported below
+    }
+    return port >= 1 && port <= 65_535 ? null
+        : field + " \"" + address + "\" is not HOST:PORT with a port from 1 to 65535";
+  }
+
+  /**
+   * Why {@code m} cannot be staged now, or null: its node must answer at its API address as
+   * {@code m}'s id, and something must accept connections at its Raft address. Checked because
+   * Ratis checks a staged member's progress only when the leader's event queue is idle or the
+   * member acknowledges an append: under a steady write load a member that never answers stays
+   * staged for good, and every other membership change is refused meanwhile (without writes it
+   * fails after 6 s). This catches a node not started and an address where nothing listens; not
+   * a Raft address where another service listens, nor a node that fails later. The check runs
+   * on the node asked, not on the leader, which is the one that connects.
+   */
+  private static String newMemberProblem(Member m) {
+    ManagedChannel ch = null;
+    try {
+      ch = NettyChannelBuilder.forTarget(m.getApiAddress()).usePlaintext().build();
+      StatusResponse r = ClusterGrpc.newBlockingStub(ch).withDeadlineAfter(2, TimeUnit.SECONDS)
+          .status(StatusRequest.newBuilder().setLocalOnly(true).build());
+      String id = r.getNodesCount() == 0 ? "" : r.getNodes(0).getMember().getId();
+      if (!id.equals(m.getId())) {
+        return "the node answering at " + m.getApiAddress() + " is " + id + ", not " + m.getId();
+      }
+    } catch (StatusRuntimeException e) {
+      return "its node did not answer Status at its API address " + m.getApiAddress() + " (is it "
+          + "running, started with --join?): " + e.getStatus();
+    } catch (RuntimeException e) {
+      return "its API address " + m.getApiAddress() + " cannot be reached: " + e;
+    } finally {
+      if (ch != null) {
+        ch.shutdownNow();
+      }
+    }
+    int colon = m.getRaftAddress().lastIndexOf(':');
+    String host = m.getRaftAddress().substring(0, colon);
+    try (Socket raftPort = new Socket()) {
+      raftPort.connect(new InetSocketAddress(host.startsWith("[")
+              ? host.substring(1, host.length() - 1) : host,
+          Integer.parseInt(m.getRaftAddress().substring(colon + 1))), 2_000);
+    } catch (IOException | RuntimeException e) {
+      return "its Raft address " + m.getRaftAddress() + " does not accept connections: " + e;
+    }
+    return null;
   }
 
   @Override
@@ -204,24 +303,52 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
 
   private void reconfigure(SetConfigurationRequest.Arguments change, String what,
       StreamObserver<MembersResponse> out) {
-    try {
+    try (RaftClient raft = adminClient()) {
       RaftClientReply r = raft.admin().setConfiguration(change);
-      if (!r.isSuccess() && r.getException() instanceof SetConfigurationException refused) {
-        out.onError(Status.ABORTED.withDescription(what + " refused: the configuration is not "
-            + "the one this node sees (it changed meanwhile, or this node lags); list the "
-            + "members and ask again: " + refused.getMessage()).asException());
-        return;
-      }
       if (!r.isSuccess()) {
-        out.onError(Status.UNAVAILABLE.withDescription(what + " failed: " + r.getException())
-            .asException());
+        out.onError(refusal(what, r.getException()).asException());
         return;
       }
       out.onNext(membersResponse());
       out.onCompleted();
     } catch (IOException e) {
-      out.onError(Status.UNAVAILABLE.withDescription(what + " failed: " + e).asException());
+      out.onError(refusal(what, e).asException());
     }
+  }
+
+  /**
+   * The status for a membership change Ratis did not make. The Ratis client raises most
+   * refusals rather than returning them, and wraps the cause when it had tried more than once
+   * (a leader change on the way), so the cause chain is searched.
+   */
+  public static Status refusal(String what, Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof ReconfigurationInProgressException) {
+        // One change at a time, as in etcd; refused at once rather than retried here, so the
+        // caller's deadline holds and it decides when to ask again.
+        return Status.FAILED_PRECONDITION.withDescription(what + " refused: another membership "
+            + "change is in progress (a new member may still be catching up); ask again once it "
+            + "has committed or failed");
+      }
+      if (t instanceof ReconfigurationTimeoutException) {
+        // Not UNAVAILABLE: nothing is wrong with the node that answered, and a client would
+        // take it for a transient failure of that node.
+        return Status.FAILED_PRECONDITION.withDescription(what + " failed: the new member made "
+            + "no progress catching up (is it running, started to join, and reachable from the "
+            + "leader?): " + t.getMessage());
+      }
+      if (t instanceof TimeoutIOException) {
+        return Status.DEADLINE_EXCEEDED.withDescription(what + ": no answer from the leader "
+            + "within " + ADMIN_TIMEOUT.toSeconds() + " s (a new member may still be catching "
+            + "up); it may still take effect: list the members to see");
+      }
+      if (t instanceof SetConfigurationException) {
+        return Status.ABORTED.withDescription(what + " refused: the configuration is not "
+            + "the one this node sees (it changed meanwhile, or this node lags); list the "
+            + "members and ask again: " + t.getMessage());
+      }
+    }
+    return Status.UNAVAILABLE.withDescription(what + " failed: " + failure);
   }
 
   @Override
@@ -232,9 +359,9 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
           .asException());
       return;
     }
-    try {
+    try (RaftClient raft = adminClient()) {
       RaftClientReply r = raft.admin().transferLeadership(RaftPeerId.valueOf(request.getId()),
-          ADMIN_TIMEOUT_MS);
+          ADMIN_TIMEOUT.toMillis());
       if (!r.isSuccess()) {
         out.onError(Status.UNAVAILABLE.withDescription("transferring leadership to "
             + request.getId() + " failed: " + r.getException()).asException());
@@ -260,10 +387,10 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
   @Override
   public void snapshot(SnapshotRequest request, StreamObserver<SnapshotResponse> out) {
     String target = request.getNodeId().isEmpty() ? selfId() : request.getNodeId();
-    try {
+    try (RaftClient raft = adminClient()) {
       // Through Ratis, so that it records the snapshot index and may purge the log.
       RaftClientReply r = raft.getSnapshotManagementApi(RaftPeerId.valueOf(target))
-          .create(1, ADMIN_TIMEOUT_MS);
+          .create(1, ADMIN_TIMEOUT.minusSeconds(5).toMillis()); // the node's answer comes first
       if (!r.isSuccess()) {
         out.onError(Status.UNAVAILABLE.withDescription("snapshot on " + target + " failed: "
             + r.getException()).asException());

@@ -27,13 +27,19 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.ReconfigurationInProgressException;
+import org.apache.ratis.protocol.exceptions.ReconfigurationTimeoutException;
+import org.apache.ratis.protocol.exceptions.TimeoutIOException;
+import org.apache.ratis.retry.ExceptionDependentRetry;
 import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
@@ -187,6 +193,34 @@ public final class ShaleNode implements AutoCloseable {
     return node;
   }
 
+  /**
+   * A Raft client for one administration call (membership, leadership, snapshot) over
+   * {@code members}, aimed at {@code leader} ({@link ClusterService.AdminClients}). Not the
+   * forwarder of writes: these requests wait far longer (a new member is staged until it has
+   * caught up), and with the forwarder's 3 s request timeout a change was sent again while its
+   * own staging ran, refused as "in progress", and retried for ten seconds past the caller's
+   * deadline. Not retried: a change refused because another is in progress (the caller decides
+   * when to ask again, as with etcd), one whose new member made no progress (sent again, it
+   * would stage that member again), one that got no answer in time (it may still commit).
+   * Other failures (a leader not ready, a connection) are retried, 40 attempts in all.
+   */
+  private RaftClient adminClient(RaftGroup members, RaftPeerId leader) {
+    RaftProperties p = new RaftProperties(properties);
+    RaftClientConfigKeys.Rpc.setRequestTimeout(p,
+        TimeDuration.valueOf(ClusterService.ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
+    RetryPolicy noRetry = RetryPolicies.noRetry();
+    return RaftClient.newBuilder().setProperties(p).setRaftGroup(members).setLeaderId(leader)
+        .setRetryPolicy(ExceptionDependentRetry.newBuilder()
+            .setDefaultPolicy(RetryPolicies.retryForeverWithSleep(
+                TimeDuration.valueOf(250, TimeUnit.MILLISECONDS)))
+            .setExceptionToPolicy(ReconfigurationInProgressException.class, noRetry)
+            .setExceptionToPolicy(ReconfigurationTimeoutException.class, noRetry)
+            .setExceptionToPolicy(TimeoutIOException.class, noRetry)
+            .setMaxAttempts(40)
+            .build())
+        .build();
+  }
+
   private void startServices() throws IOException {
     ReplicaPressure replicas = new ReplicaPressure(config.id(), () -> {
       Engine e = stateMachine.engine();
@@ -209,7 +243,7 @@ public final class ShaleNode implements AutoCloseable {
             NodeConfig.port(config.apiAddress())))
         .addService(ServerInterceptors.intercept(kv, grpcMeters))
         .addService(ServerInterceptors.intercept(new ClusterService(division, stateMachine,
-            forwarder, peerChannels), grpcMeters))
+            this::adminClient, peerChannels), grpcMeters))
         .addService(new SnapshotTransferService(stateMachine.checkpoints(),
             stateMachine::takeCheckpoint))
         .maxInboundMessageSize(config.limits().maxMessageBytes())

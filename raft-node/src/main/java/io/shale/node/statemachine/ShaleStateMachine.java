@@ -326,11 +326,32 @@ public final class ShaleStateMachine extends BaseStateMachine
       // Operators (and the nemesis tests) see an install start, not only its end.
       System.err.println("shale: " + getId() + " installing a snapshot: fetching the checkpoint"
           + " at index " + minIndex + " or later from " + address);
+      SnapshotFetcher.Result r;
       try {
-        SnapshotFetcher.Result r = SnapshotFetcher.fetch(address, minIndex, getId().toString(),
-            engineDir, staged);
+        r = SnapshotFetcher.fetch(address, minIndex, getId().toString(), engineDir, staged);
+      } catch (IOException | RuntimeException e) { // gRPC's failures are unchecked
+        countFetch("failed");
+        throw e instanceof IOException io ? new java.io.UncheckedIOException(io)
+            : (RuntimeException) e;
+      }
+      try {
+        if (r.index() < 0) {
+          // The leader's newest checkpoint is empty, so it purged nothing (Ratis purges only up
+          // to a snapshot of index 0 or more) and its log holds every entry.
+          // Answered "no snapshot" (null), Ratis has the leader send them. A checkpoint of index
+          // -1 handed to Ratis instead is never reloaded (it reloads only a non-negative index)
+          // and the follower answers "install in progress" for good: a member added to a
+          // cluster before its first write never caught up, and the staging blocked every other
+          // membership change (ClusterServiceTest.aMemberAddedBeforeAnyWriteJoins).
+          staged.discard();
+          countFetch("nothing_to_install");
+          System.err.println("shale: " + getId() + ": " + requester + "'s checkpoint holds "
+              + "nothing applied; no snapshot to install, its log holds every entry");
+          return null;
+        }
         if (leaders.replacedSince(mark)) {
           // Ratis would wait for the next notification of a leader that no longer leads.
+          countFetch("dropped_leader_changed");
           staged.discard();
           String why = "the snapshot fetched from " + requester + " (index " + r.index()
               + ") is dropped: " + leaders.leader() + " was elected leader during the fetch,"
@@ -341,6 +362,7 @@ public final class ShaleStateMachine extends BaseStateMachine
         lastInstall = r;
         TermIndex fetched = TermIndex.valueOf(r.term(), r.index());
         handoff.delivered(fetched, requester);
+        countFetch("delivered");
         System.err.println("shale: " + getId() + " fetched snapshot " + r.index() + " from "
             + address + ": " + r.filesFetched() + " files (" + r.bytesFetched() + " bytes) sent, "
             + r.filesReused() + " (" + r.bytesReused() + " bytes) already here");
@@ -349,6 +371,16 @@ public final class ShaleStateMachine extends BaseStateMachine
         throw new java.io.UncheckedIOException(e);
       }
     }, installer);
+  }
+
+  /**
+   * Counts a snapshot fetch by how it ended ({@code shale.snapshot.fetches{outcome}}): an
+   * operator sees installs, and installs dropped for a leader change, without reading logs.
+   * An install refused before its fetch (a reload still running, no leader address) is not a
+   * fetch and is not counted.
+   */
+  private void countFetch(String outcome) {
+    registry.counter("shale.snapshot.fetches", "outcome", outcome).increment();
   }
 
   /** How long a fetch waits for the reload of the install before it. */
@@ -396,6 +428,7 @@ public final class ShaleStateMachine extends BaseStateMachine
       if (result == RaftProtos.InstallSnapshotResult.ALREADY_INSTALLED) {
         handoff.alreadyInPlace();
       }
+      registry.counter("shale.snapshot.stranded.installs", "result", result.name()).increment();
       System.err.println("shale: " + getId() + ": snapshot " + install.getIndex() + " fetched"
           + " for " + requester + " waited " + notificationWait.toSeconds() + " s for a"
           + " notification that did not come; " + leader + "'s (term " + term + ") given to"

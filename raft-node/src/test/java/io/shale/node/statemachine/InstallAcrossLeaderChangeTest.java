@@ -85,6 +85,22 @@ class InstallAcrossLeaderChangeTest {
       assertThat(f.server.getDivision(GROUP).getRaftLog().getLastEntryTermIndex().getIndex())
           .isEqualTo(2);
       assertThat(f.sm.lastInstall()).as("the dropped fetch, reported installed").isNull();
+      assertThat(f.count("shale.snapshot.fetches", "outcome", "dropped_leader_changed"))
+          .isEqualTo(1);
+      assertThat(f.count("shale.snapshot.fetches", "outcome", "delivered")).isZero();
+    }
+  }
+
+  /** A fetch whose connection to the leader is cut counts as failed, and installs nothing. */
+  @Test
+  void aFetchCutOffIsCountedAsFailed() throws Exception {
+    try (Follower f = new Follower(dir)) {
+      InstallSnapshotReplyProto asked = f.server.installSnapshot(notification(f.n1, f.n2, 1, 50));
+      assertThat(asked.getResult()).isEqualTo(InstallSnapshotResult.IN_PROGRESS);
+      f.proxy.close(); // whether the fetch has connected yet or not, it cannot get through
+      assertThat(f.awaitCount("shale.snapshot.fetches", "outcome", "failed")).isEqualTo(1);
+      assertThat(f.count("shale.snapshot.fetches", "outcome", "delivered")).isZero();
+      assertThat(f.sm.lastInstall()).isNull();
     }
   }
 
@@ -125,6 +141,10 @@ class InstallAcrossLeaderChangeTest {
       assertThat(f.sm.engine().get("key59".getBytes(java.nio.charset.StandardCharsets.UTF_8)))
           .as("a value the snapshot holds").isEqualTo(
               "value59".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      assertThat(f.count("shale.snapshot.fetches", "outcome", "delivered")).isEqualTo(1);
+      // Counted on the watchdog's thread once Ratis has answered it.
+      assertThat(f.awaitCount("shale.snapshot.stranded.installs", "result", "SNAPSHOT_INSTALLED"))
+          .as("the install given to Ratis on n3's behalf").isEqualTo(1);
     }
   }
 
@@ -184,6 +204,7 @@ class InstallAcrossLeaderChangeTest {
     final RaftPeer n2;
     final RaftPeer n3;
     final ShaleStateMachine sm;
+    final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     final RaftServer server;
 
     Follower(Path dir) throws Exception {
@@ -200,11 +221,26 @@ class InstallAcrossLeaderChangeTest {
       RaftServerConfigKeys.setStorageDir(p, List.of(dir.resolve("raft").toFile()));
       GrpcConfigKeys.Server.setPort(p, Integer.parseInt(n2.getAddress().split(":")[1]));
       sm = new ShaleStateMachine(dir.resolve("follower"), EngineOptions.defaults(),
-          new SimpleMeterRegistry());
+          registry);
       server = RaftServer.newBuilder().setServerId(n2.getId())
           .setGroup(RaftGroup.valueOf(GROUP, n1, n2, n3)).setProperties(p)
           .setStateMachine(sm).setOption(RaftStorage.StartupOption.FORMAT).build();
       server.start();
+    }
+
+    /** The follower's counter {@code name{tag=value}}, 0 if never counted. */
+    double count(String name, String tag, String value) {
+      var c = registry.find(name).tag(tag, value).counter();
+      return c == null ? 0 : c.count();
+    }
+
+    /** {@link #count}, once it is above 0 or after 10 s. */
+    double awaitCount(String name, String tag, String value) throws InterruptedException {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (count(name, tag, value) == 0 && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      return count(name, tag, value);
     }
 
     /** n1's notifications (term 1, log from {@code firstAvailable}) until one reloads. */
