@@ -246,8 +246,24 @@ final class DockerCluster implements AutoCloseable {
     return t.toString();
   }
 
+  /** Host ports handed to containers by this test JVM, never handed out twice. */
+  private static final java.util.Set<Integer> PORTS_GIVEN =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  /**
+   * A host port free now (below the ephemeral range) and not given to another container yet.
+   * Docker holds a container's port only once it starts, so a port free at the check could go
+   * to two containers of one cluster, and the second failed to start ("port is already
+   * allocated", NemesisFiveNodesIT in CI at 1fb3464).
+   */
   private static int freePort() throws IOException {
-    return io.shale.node.local.LocalCluster.freePort(); // below the ephemeral range
+    for (int attempt = 0; attempt < 100; attempt++) {
+      int port = io.shale.node.local.LocalCluster.freePort();
+      if (PORTS_GIVEN.add(port)) {
+        return port;
+      }
+    }
+    throw new IOException("no host port left that was not given to a container already");
   }
 
 
