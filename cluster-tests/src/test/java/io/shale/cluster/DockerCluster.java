@@ -254,7 +254,7 @@ final class DockerCluster implements AutoCloseable {
    * A host port free now (below the ephemeral range) and not given to another container yet.
    * Docker holds a container's port only once it starts, so a port free at the check could go
    * to two containers of one cluster, and the second failed to start ("port is already
-   * allocated", NemesisFiveNodesIT in CI at 1fb3464).
+   * allocated", NemesisFiveNodesIT in CI at aabfd56).
    */
   private static int freePort() throws IOException {
     for (int attempt = 0; attempt < 100; attempt++) {
