@@ -365,9 +365,24 @@ final class DockerCluster implements AutoCloseable {
     docker().startContainerCmd(containerId(id)).exec();
   }
 
-  /** SIGSTOP for every process of the container (the cgroup freezer): a node that hangs. */
-  void pause(String id) {
-    docker().pauseContainerCmd(containerId(id)).exec();
+  /**
+   * Freezes every process of the container (the cgroup freezer): a node that hangs. Tried up to
+   * 5 times: the freezer gives up on a process it cannot stop in time (one in the middle of an
+   * fsync, say; "OCI runtime pause failed: unable to freeze", 5-node run 803) and leaves the
+   * container running, so asking again is safe.
+   */
+  void pause(String id) throws InterruptedException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        docker().pauseContainerCmd(containerId(id)).exec();
+        return;
+      } catch (com.github.dockerjava.api.exception.InternalServerErrorException e) {
+        if (attempt == 5 || e.getMessage() == null || !e.getMessage().contains("unable to freeze")) {
+          throw e;
+        }
+        Thread.sleep(200);
+      }
+    }
   }
 
   void unpause(String id) {
