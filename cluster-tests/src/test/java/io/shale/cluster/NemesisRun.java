@@ -124,19 +124,11 @@ final class NemesisRun {
     LinearizabilityChecker.Result result = LinearizabilityChecker.check(history);
     long checkMillis = (System.nanoTime() - checkStart) / 1_000_000;
     double elapsed = (System.nanoTime() - start) / 1e9;
-    String line = String.format(Locale.ROOT, "| %d | %s%s | %.0f | %,d | %,d | %d | %s in %d ms | %d |%n",
-        n, fault, cluster.nodes.size() == 3 ? "" : " (" + cluster.nodes.size() + " nodes)",
-        elapsed, history.size(), load.unknownOutcomes(), injected.size(),
+    appendToSummary(out, summaryLine(n, fault.toString(), cluster.nodes.size(), elapsed,
+        history.size(), load.unknownOutcomes(), injected.size(),
         result.linearizable() ? "linearizable" : result.decided() ? "NOT linearizable"
             : "undecided", checkMillis,
-        result.linearizable() || !result.decided() ? 0 : 1);
-    Path summary = out.resolve("summary.md");
-    Files.createDirectories(out);
-    if (!Files.exists(summary)) {
-      Files.writeString(summary, "| run | fault | seconds | operations | unknown outcome | "
-          + "faults injected | check | anomalies |\n|---|---|---|---|---|---|---|---|\n");
-    }
-    Files.writeString(summary, line, StandardOpenOption.APPEND);
+        result.linearizable() || !result.decided() ? 0 : 1));
     System.out.printf("nemesis run %d %s on %d nodes: %,d operations (%,d unknown outcome), faults %s; "
         + "leader %d ms after healing; replicas agree (%s); misdirected Raft messages refused so "
         + "far: %d; fetches dropped for a replaced leader so far: %d; stranded installs reloaded "
@@ -152,6 +144,28 @@ final class NemesisRun {
     }
     assertThat(load.completed()).as("operations that completed during the run").isPositive();
     assertThat(injected).as("faults injected").isNotEmpty();
+  }
+
+  /**
+   * One row of summary.md. ops/bin/nemesis-totals reads these columns by position: change both
+   * together ({@code NemesisTotalsTest} holds them to it).
+   */
+  static String summaryLine(int run, String fault, int nodes, double seconds, int operations,
+      long unknown, int faults, String check, long checkMillis, int anomalies) {
+    return String.format(Locale.ROOT, "| %d | %s%s | %.0f | %,d | %,d | %d | %s in %d ms | %d |%n",
+        run, fault, nodes == 3 ? "" : " (" + nodes + " nodes)", seconds, operations, unknown,
+        faults, check, checkMillis, anomalies);
+  }
+
+  /** Appends {@code line} to {@code out}/summary.md, writing the table's header first. */
+  static void appendToSummary(Path out, String line) throws java.io.IOException {
+    Path summary = out.resolve("summary.md");
+    Files.createDirectories(out);
+    if (!Files.exists(summary)) {
+      Files.writeString(summary, "| run | fault | seconds | operations | unknown outcome | "
+          + "faults injected | check | anomalies |\n|---|---|---|---|---|---|---|---|\n");
+    }
+    Files.writeString(summary, line, StandardOpenOption.APPEND);
   }
 
   /**
