@@ -137,6 +137,7 @@ public final class ShaleNode implements AutoCloseable {
   private HttpEndpoints http;
   private RaftMeters raftMeters;
   private RatisMetricsBridge ratisMetrics;
+  private LeftoverSenders leftoverSenders;
 
   private ShaleNode(NodeConfig config, RaftServer server, ShaleStateMachine stateMachine,
       PrometheusMeterRegistry registry, RaftGroup group, RaftProperties properties) {
@@ -233,7 +234,9 @@ public final class ShaleNode implements AutoCloseable {
         .build();
     RaftServer.Division division = server.getDivision(group.getGroupId());
     raftMeters = new RaftMeters(division, registry);
-    stateMachine.onLeaderChange(raftMeters::leaderChanged);
+    stateMachine.onLeaderChange(leader -> raftMeters.leaderChanged());
+    leftoverSenders = new LeftoverSenders(server, division);
+    stateMachine.onLeaderChange(leftoverSenders::elected);
     ratisMetrics = new RatisMetricsBridge(registry);
     peerChannels = new PeerChannels(config.limits().maxMessageBytes());
     GrpcMeters grpcMeters = new GrpcMeters(registry);
@@ -347,6 +350,10 @@ public final class ShaleNode implements AutoCloseable {
     if (poller != null) {
       poller.close();
       poller = null;
+    }
+    if (leftoverSenders != null) {
+      leftoverSenders.close();
+      leftoverSenders = null;
     }
     server.close();
   }

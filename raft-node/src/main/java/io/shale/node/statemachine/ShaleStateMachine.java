@@ -29,6 +29,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.proto.RaftProtos;
 import org.apache.ratis.protocol.Message;
@@ -205,17 +207,21 @@ public final class ShaleStateMachine extends BaseStateMachine
     return trx;
   }
 
-  private volatile Runnable leaderChangeListener = () -> { };
+  private final List<Consumer<String>> leaderChangeListeners = new CopyOnWriteArrayList<>();
 
-  /** Runs {@code listener} whenever this node learns of a new leader (for metrics). */
-  public void onLeaderChange(Runnable listener) {
-    this.leaderChangeListener = listener;
+  /**
+   * Runs {@code listener} with the new leader's id whenever this node learns of one. It runs on
+   * Ratis's thread, inside the role change (when this node is the one elected, before its first
+   * entry of the term is appended), so it must be quick and must not wait on Raft.
+   */
+  public void onLeaderChange(Consumer<String> listener) {
+    leaderChangeListeners.add(listener);
   }
 
   @Override
   public void notifyLeaderChanged(RaftGroupMemberId member, RaftPeerId newLeader) {
     leaders.elected(newLeader.toString());
-    leaderChangeListener.run();
+    leaderChangeListeners.forEach(l -> l.accept(newLeader.toString()));
   }
 
   /** The engine, for node-level operations (stats, compaction, pressure); null while a snapshot
