@@ -253,6 +253,40 @@ class ClusterServiceTest {
    * changes nothing. Found by the nemesis: a node that had not yet seen n2 added back computed
    * "members minus n1" as {n3}, and the unconditional change removed n1 and n2 at once.
    */
+  /**
+   * A node whose Raft group Ratis has stopped (as it does to a node that finds itself outside
+   * the configuration) says so, instead of answering with the members and leader it had when it
+   * stopped: in nemesis run 447 such an answer, with an empty leader, read as "no leader".
+   */
+  @Test
+  void aNodeWhoseRaftGroupStoppedSaysSoInsteadOfAnsweringMembers() throws Exception {
+    String follower = cluster.leader().equals("n3") ? "n2" : "n3";
+    String other = List.of("n1", "n2", "n3").stream()
+        .filter(n -> !n.equals(follower)).findFirst().orElseThrow();
+    cluster.node(follower).server().getDivision(cluster.group().getGroupId()).close();
+
+    assertThatThrownBy(() -> ClusterGrpc.newBlockingStub(channel(follower))
+        .listMembers(ListMembersRequest.getDefaultInstance()))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+          assertThat(e.getStatus().getDescription()).contains("node " + follower)
+              .contains("Raft group is CLOSED");
+        });
+    StatusResponse status = ClusterGrpc.newBlockingStub(channel(other))
+        .status(StatusRequest.getDefaultInstance());
+    NodeStatus closed = status.getNodesList().stream()
+        .filter(n -> n.getMember().getId().equals(follower)).findFirst().orElseThrow();
+    assertThat(closed.getReachable()).isFalse();
+    assertThat(closed.getError()).contains("Raft group is CLOSED");
+    HttpResponse<String> ready = get(HttpClient.newHttpClient(),
+        cluster.node(follower).httpPort(), "/ready");
+    assertThat(ready.statusCode()).isEqualTo(503);
+    assertThat(ready.body()).contains("Raft group CLOSED");
+    // The other two still serve.
+    assertThat(ClusterGrpc.newBlockingStub(channel(other))
+        .listMembers(ListMembersRequest.getDefaultInstance()).getLeaderId()).isNotEmpty();
+  }
+
   @Test
   void aRemovalFromAStaleViewOfTheMembersIsRefused() throws Exception {
     List<RaftPeer> all = new ArrayList<>(cluster.group().getPeers());

@@ -269,6 +269,9 @@ public final class ShaleNode implements AutoCloseable {
   String notReadyReason() {
     try {
       RaftServer.Division d = server.getDivision(group.getGroupId());
+      if (!d.getInfo().isAlive()) {
+        return "Raft group " + d.getInfo().getLifeCycleState();
+      }
       if (d.getInfo().getLeaderId() == null) {
         return "no leader known";
       }
