@@ -21,12 +21,17 @@ class NemesisTotalsTest {
   record Result(int code, String out) {}
 
   static Result totals(Path... summaries) throws Exception {
-    Path root = Path.of(System.getProperty("basedir", ".")).toAbsolutePath().getParent();
-    List<String> command = new ArrayList<>(List.of(root.resolve("ops/bin/nemesis-totals")
-        .toString()));
+    List<String> args = new ArrayList<>();
     for (Path s : summaries) {
-      command.add(s.toString());
+      args.add(s.toString());
     }
+    return script("nemesis-totals", args);
+  }
+
+  static Result script(String name, List<String> args) throws Exception {
+    Path root = Path.of(System.getProperty("basedir", ".")).toAbsolutePath().getParent();
+    List<String> command = new ArrayList<>(List.of(root.resolve("ops/bin/" + name).toString()));
+    command.addAll(args);
     Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
@@ -68,6 +73,47 @@ class NemesisTotalsTest {
 
     assertThat(r.out()).contains("| PAUSE_LEADER | 2 | 1000 | 3 | 10 | 1 |")
         .contains("not checked linearizable: 7 (PAUSE_LEADER: NOT linearizable in 40 ms)");
+  }
+
+  /**
+   * {@code ops/bin/long-form-count}: per code directory, only the kinds its COUNTING line lets
+   * count; a kind restarted at later code keeps only its later runs.
+   */
+  @Test
+  void theLongFormCountsEachCodesRowsByItsRule() throws Exception {
+    Path older = dir.resolve("old");
+    Path newer = dir.resolve("new");
+    NemesisRun.appendToSummary(older, NemesisRun.summaryLine(1, "KILL_LEADER", 3, 60, 1_500, 2,
+        4, "linearizable", 10, 0));
+    NemesisRun.appendToSummary(older, NemesisRun.summaryLine(2, "MEMBERSHIP", 3, 60, 9_000, 0,
+        3, "linearizable", 10, 0));
+    NemesisRun.appendToSummary(older, NemesisRun.summaryLine(501, "MIXED", 5, 60, 700, 7, 6,
+        "linearizable", 10, 0));
+    NemesisRun.appendToSummary(newer, NemesisRun.summaryLine(3, "MEMBERSHIP", 3, 60, 2_000, 1,
+        2, "linearizable", 10, 0));
+    NemesisRun.appendToSummary(newer, NemesisRun.summaryLine(4, "KILL_LEADER", 3, 60, 500, 0,
+        5, "NOT linearizable", 10, 1));
+    Files.writeString(dir.resolve("COUNTING"), "# rule\nold except MEMBERSHIP;MIXED (5 nodes)\n"
+        + "new all\n");
+
+    Result r = script("long-form-count", List.of(dir.toString()));
+
+    assertThat(r.code()).as(r.out()).isZero();
+    assertThat(r.out())
+        .contains("| fault | runs at old | runs at new | runs | operations |")
+        .contains("| KILL_LEADER | 1 | 1 | 2 | 2,000 | 2 | 9 | 1 |")
+        .contains("| MEMBERSHIP | 0 | 1 | 1 | 2,000 | 1 | 2 | 0 |")
+        .contains("| MIXED (5 nodes) | 0 | 0 | 0 | 0 | 0 | 0 | 0 |")
+        .contains("| all | 1 | 2 | 3 | 4,000 | 3 | 11 | 1 |")
+        .contains("rows not counted (their kinds restarted at later code): old: 2;")
+        .contains("not checked linearizable: 4 (KILL_LEADER: NOT linearizable in 10 ms)");
+    // The 5-node kind comes after the 3-node ones.
+    assertThat(r.out().indexOf("| MIXED (5 nodes)")).isGreaterThan(r.out().indexOf("| MEMBERSHIP"));
+
+    Files.writeString(dir.resolve("COUNTING"), "old everything\n");
+    Result bad = script("long-form-count", List.of(dir.toString()));
+    assertThat(bad.code()).isEqualTo(2);
+    assertThat(bad.out()).contains("unknown rule 'everything' for old");
   }
 
   @Test
