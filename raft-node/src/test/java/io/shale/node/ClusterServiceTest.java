@@ -7,7 +7,6 @@ import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.shale.client.proto.AddMemberRequest;
 import io.shale.client.proto.ClusterGrpc;
 import io.shale.client.proto.CompactRequest;
@@ -66,7 +65,7 @@ class ClusterServiceTest {
   Path dir;
 
   private LocalCluster cluster;
-  private final List<ManagedChannel> channels = new ArrayList<>();
+  private final ApiChannels channels = new ApiChannels();
 
   @BeforeEach
   void start() throws Exception {
@@ -76,15 +75,12 @@ class ClusterServiceTest {
 
   @AfterEach
   void stop() throws Exception {
-    channels.forEach(ManagedChannel::shutdownNow);
+    channels.close();
     cluster.close();
   }
 
   private ManagedChannel channel(String node) {
-    ManagedChannel ch = NettyChannelBuilder.forTarget(cluster.peer(node).apiAddress())
-        .usePlaintext().build();
-    channels.add(ch);
-    return ch;
+    return channels.to(cluster, node);
   }
 
   private static ByteString s(String v) {

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.shale.client.proto.AddMemberRequest;
 import io.shale.client.proto.ClusterGrpc;
 import io.shale.client.proto.Consistency;
@@ -19,7 +18,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
@@ -65,24 +63,21 @@ class RemovalAcrossLeaderChangeTest {
   Path dir;
 
   private LocalCluster cluster;
-  private final List<ManagedChannel> channels = new ArrayList<>();
+  private final ApiChannels channels = new ApiChannels();
   private final CountDownLatch release = new CountDownLatch(1);
 
   @AfterEach
   void stop() throws Exception {
     release.countDown();
     CodeInjectionForTesting.remove(APPEND_ENTRIES);
-    channels.forEach(ManagedChannel::shutdownNow);
+    channels.close();
     if (cluster != null) {
       cluster.close();
     }
   }
 
   private ManagedChannel channel(String node) {
-    ManagedChannel ch = NettyChannelBuilder.forTarget(cluster.peer(node).apiAddress())
-        .usePlaintext().build();
-    channels.add(ch);
-    return ch;
+    return channels.to(cluster, node);
   }
 
   private static ByteString s(String v) {
