@@ -250,6 +250,48 @@ class ClusterServiceTest {
    * "members minus n1" as {n3}, and the unconditional change removed n1 and n2 at once.
    */
   /**
+   * A node started to join and not added yet knows no members and no leader: it refuses to
+   * answer for the cluster, so that a client whose endpoint it is goes on to a member. In the
+   * long form (run 1012) the nemesis's client kept asking such a node, which answered "no
+   * leader" and failed every add, and never reached a member again.
+   */
+  @Test
+  void aNodeNotYetAddedSendsClientsOnToAMember() throws Exception {
+    NodeConfig.Peer p4 = cluster.newPeer("n4");
+    cluster.startJoining("n4");
+    ClusterGrpc.ClusterBlockingStub n4 = ClusterGrpc.newBlockingStub(channel("n4"));
+    for (var call : List.<org.assertj.core.api.ThrowableAssert.ThrowingCallable>of(
+        () -> n4.listMembers(ListMembersRequest.getDefaultInstance()),
+        () -> n4.addMember(addRequest("n4", p4)),
+        () -> n4.status(StatusRequest.getDefaultInstance()),
+        () -> n4.transferLeadership(TransferLeadershipRequest.newBuilder().setId("n1").build()))) {
+      assertThatThrownBy(call).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+        assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+        assertThat(e.getStatus().getDescription()).contains("node n4 is not a member");
+      });
+    }
+    // Its own status, asked of it alone, it still gives.
+    assertThat(n4.status(StatusRequest.newBuilder().setLocalOnly(true).build()).getNodesCount())
+        .isEqualTo(1);
+
+    List<String> endpoints = new ArrayList<>(List.of(p4.apiAddress()));
+    endpoints.addAll(List.of("n1", "n2", "n3").stream().map(n -> cluster.peer(n).apiAddress())
+        .toList());
+    try (io.shale.client.ShaleClient client = io.shale.client.ShaleClient.builder()
+        .endpoints(endpoints.toArray(String[]::new))
+        .deadline(java.time.Duration.ofSeconds(60)).build()) {
+      assertThat(client.cluster().members().leaderId()).isNotEmpty();
+      io.shale.client.Members added = client.cluster().addMember(
+          new io.shale.client.Member("n4", p4.raftAddress(), p4.apiAddress()));
+      assertThat(added.members()).extracting(io.shale.client.Member::id)
+          .containsExactlyInAnyOrder("n1", "n2", "n3", "n4");
+    }
+    // Once a member, it answers.
+    assertThat(n4.listMembers(ListMembersRequest.getDefaultInstance()).getMembersCount())
+        .isEqualTo(4);
+  }
+
+  /**
    * A node whose Raft group Ratis has stopped (as it does to a node that finds itself outside
    * the configuration) says so, instead of answering with the members and leader it had when it
    * stopped: in nemesis run 447 such an answer, with an empty leader, read as "no leader".

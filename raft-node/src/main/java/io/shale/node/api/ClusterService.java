@@ -107,8 +107,9 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
 
   @Override
   public void status(StatusRequest request, StreamObserver<StatusResponse> out) {
-    if (!division.getInfo().isAlive()) {
-      out.onError(Status.UNAVAILABLE.withDescription(closedGroup()).asException());
+    String refusal = request.getLocalOnly() ? closedGroupOrNull() : notServing();
+    if (refusal != null) {
+      out.onError(Status.UNAVAILABLE.withDescription(refusal).asException());
       return;
     }
     StatusResponse.Builder b = StatusResponse.newBuilder().setHeader(header());
@@ -175,21 +176,54 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
 
   @Override
   public void listMembers(ListMembersRequest request, StreamObserver<MembersResponse> out) {
-    if (!division.getInfo().isAlive()) {
-      // Its configuration and leader are frozen where the group stopped; answered as data, an
-      // empty leader read as "no leader elected" (nemesis run 447's harness waited 30 s on it).
-      out.onError(Status.UNAVAILABLE.withDescription(closedGroup()).asException());
+    if (refused(out)) {
       return;
     }
     out.onNext(membersResponse());
     out.onCompleted();
   }
 
-  /** What a node whose Raft group has stopped answers instead of members or status. */
-  private String closedGroup() {
-    return "node " + division.getId() + ": its Raft group is " + division.getInfo().getLifeCycleState()
-        + " (Ratis stops a node's group when it finds the node outside the configuration);"
-        + " it serves nothing until restarted";
+  /**
+   * Why this node must not answer for the cluster (members, leader, membership changes,
+   * cluster-wide status), or null when it may: its Raft group has stopped, or it is not in its
+   * configuration (started to join and not added yet, or removed). Such a node's view is not
+   * the cluster's: a joining node knows no members and no leader, a stopped one keeps the view
+   * it had. Answered as data, an empty leader read as "no leader elected", and a client that
+   * got answers kept asking that node: the nemesis's client stayed on a joining node for good
+   * (long-form run 1012: 59 adds sent to the node being added, none to a member). UNAVAILABLE
+   * sends clients on to another endpoint, as etcd's removed members refuse requests.
+   */
+  private String notServing() {
+    String closed = closedGroupOrNull();
+    if (closed != null) {
+      return closed;
+    }
+    if (division.getRaftConf().getCurrentPeers().stream()
+        .noneMatch(p -> p.getId().equals(division.getId()))) {
+      return "node " + division.getId() + " is not a member of the cluster (started to join and"
+          + " not added yet, or removed): ask a member";
+    }
+    return null;
+  }
+
+  /** What a node whose Raft group has stopped answers, or null while the group runs. */
+  private String closedGroupOrNull() {
+    if (division.getInfo().isAlive()) {
+      return null;
+    }
+    return "node " + division.getId() + ": its Raft group is "
+        + division.getInfo().getLifeCycleState() + " (Ratis stops a node's group when it finds"
+        + " the node outside the configuration); it serves nothing until restarted";
+  }
+
+  /** Answers UNAVAILABLE and returns true when this node must not answer for the cluster. */
+  private boolean refused(StreamObserver<?> out) {
+    String refusal = notServing();
+    if (refusal == null) {
+      return false;
+    }
+    out.onError(Status.UNAVAILABLE.withDescription(refusal).asException());
+    return true;
   }
 
   private MembersResponse membersResponse() {
@@ -201,6 +235,9 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
 
   @Override
   public void addMember(AddMemberRequest request, StreamObserver<MembersResponse> out) {
+    if (refused(out)) {
+      return;
+    }
     Member m = request.getMember();
     if (m.getId().isEmpty() || m.getRaftAddress().isEmpty() || m.getApiAddress().isEmpty()) {
       out.onError(Status.INVALID_ARGUMENT.withDescription("a member needs id, raft_address and "
@@ -290,6 +327,9 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
 
   @Override
   public void removeMember(RemoveMemberRequest request, StreamObserver<MembersResponse> out) {
+    if (refused(out)) {
+      return;
+    }
     List<RaftPeer> current = List.copyOf(members());
     if (current.stream().noneMatch(p -> p.getId().toString().equals(request.getId()))) {
       out.onError(Status.NOT_FOUND.withDescription(request.getId() + " is not a member")
@@ -371,6 +411,9 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
   @Override
   public void transferLeadership(TransferLeadershipRequest request,
       StreamObserver<MembersResponse> out) {
+    if (refused(out)) {
+      return;
+    }
     if (members().stream().noneMatch(p -> p.getId().toString().equals(request.getId()))) {
       out.onError(Status.NOT_FOUND.withDescription(request.getId() + " is not a member")
           .asException());
