@@ -1,6 +1,5 @@
 package io.shale.cluster;
 
-import io.shale.client.ShaleClient;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -19,8 +18,7 @@ class NemesisFiveNodesIT {
   private static final int SECONDS = Integer.getInteger("nemesis.seconds", 10);
   private static final Path OUT = Path.of(System.getProperty("basedir", "."), "target",
       "nemesis");
-  private static DockerCluster cluster;
-  private static ShaleClient client;
+  private static NemesisCluster suite;
   /** The last run's number: from 500 + nemesis.firstRun on, apart from the 3-node runs'. */
   private static int run = 500 + Integer.getInteger("nemesis.firstRun", 1) - 1;
 
@@ -28,17 +26,13 @@ class NemesisFiveNodesIT {
   static void start() throws Exception {
     String base = DockerCluster.requireDockerAndBaseImage();
     DockerCluster.buildImage(base);
-    cluster = NemesisRun.cluster(5);
-    client = NemesisRun.start(cluster);
+    suite = NemesisCluster.start(5);
   }
 
   @AfterAll
   static void stop() {
-    if (client != null) {
-      client.close();
-    }
-    if (cluster != null) {
-      cluster.close();
+    if (suite != null) {
+      suite.close();
     }
   }
 
@@ -57,11 +51,11 @@ class NemesisFiveNodesIT {
     for (Nemesis.Fault f : faults) {
       for (int r = 1; r <= runs; r++) {
         tests.add(DynamicTest.dynamicTest(f + " run " + r + " on 5 nodes",
-            () -> NemesisRun.run(cluster, client, f, ++run, SECONDS, OUT)));
+            () -> NemesisRun.run(suite, f, ++run, SECONDS, OUT)));
       }
     }
     tests.add(DynamicTest.dynamicTest("every node's files verified",
-        () -> NemesisRun.verifyFiles(cluster, client, OUT)));
+        () -> NemesisRun.verifyFiles(suite.cluster(), suite.client(), OUT)));
     return tests.stream();
   }
 }

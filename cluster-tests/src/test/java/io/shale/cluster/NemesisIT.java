@@ -1,6 +1,7 @@
 package io.shale.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shale.client.ShaleClient;
 import io.shale.testing.linearizability.HistoryFile;
@@ -38,8 +39,7 @@ class NemesisIT {
   private static final Path OUT = Path.of(System.getProperty("basedir", "."), "target",
       "nemesis");
 
-  private static DockerCluster cluster;
-  private static ShaleClient client;
+  private static NemesisCluster suite;
   /**
    * The last run's number; runs (and their seeds) are numbered from {@code nemesis.firstRun}
    * (default 1), so that the long form can be run in parts that do not repeat each other.
@@ -50,18 +50,14 @@ class NemesisIT {
   static void start() throws Exception {
     String base = DockerCluster.requireDockerAndBaseImage();
     DockerCluster.buildImage(base);
-    cluster = NemesisRun.cluster(3);
-    client = NemesisRun.start(cluster);
+    suite = NemesisCluster.start(3);
     Files.createDirectories(OUT);
   }
 
   @AfterAll
   static void stop() {
-    if (client != null) {
-      client.close();
-    }
-    if (cluster != null) {
-      cluster.close();
+    if (suite != null) {
+      suite.close();
     }
   }
 
@@ -77,7 +73,7 @@ class NemesisIT {
       }
     }
     tests.add(DynamicTest.dynamicTest("every node's files verified",
-        () -> NemesisRun.verifyFiles(cluster, client, OUT)));
+        () -> NemesisRun.verifyFiles(suite.cluster(), suite.client(), OUT)));
     return tests.stream();
   }
 
@@ -87,6 +83,8 @@ class NemesisIT {
    */
   @org.junit.jupiter.api.Test
   void staleReadsFromAFollowerAreCaught() throws Exception {
+    DockerCluster cluster = suite.cluster();
+    ShaleClient client = suite.client();
     String leader = cluster.awaitLeader(client, Duration.ofSeconds(30));
     String follower = cluster.nodes.keySet().stream().filter(id -> !id.equals(leader))
         .findFirst().orElseThrow();
@@ -113,8 +111,34 @@ class NemesisIT {
     }
   }
 
+  /**
+   * A run that fails does not fail the runs after it: with 2 of 3 nodes killed outside the
+   * nemesis (so nothing heals them), a run cannot get a leader after healing and fails, and the
+   * next run gets a fresh, whole cluster. Run number 0, which the suite's runs never use.
+   */
+  @org.junit.jupiter.api.Test
+  void aFailedRunLeavesAFreshClusterForTheRunsAfterIt() throws Exception {
+    DockerCluster broken = suite.cluster();
+    List<String> killed = broken.nodes.keySet().stream().limit(2).toList();
+    killed.forEach(broken::kill);
+    int replacedBefore = suite.replaced();
+
+    assertThatThrownBy(() -> NemesisRun.run(suite, Nemesis.Fault.TRANSFER_LEADER, 0, 2, OUT))
+        .isInstanceOf(AssertionError.class).hasMessageContaining("run 0")
+        .hasMessageContaining("no leader within");
+
+    assertThat(suite.replaced()).isEqualTo(replacedBefore + 1);
+    DockerCluster fresh = suite.cluster();
+    assertThat(fresh).isNotSameAs(broken);
+    assertThat(fresh.nodes.keySet()).allSatisfy(id -> assertThat(fresh.running(id)).isTrue());
+    fresh.awaitLeader(suite.client(), Duration.ofSeconds(30));
+    suite.client().put("after/failed/run", "served");
+    assertThat(suite.client().get("after/failed/run").valueUtf8()).isEqualTo("served");
+    assertThat(OUT.resolve("run-0-" + killed.get(0) + ".log")).exists();
+  }
+
   private static void oneRun(Nemesis.Fault fault) throws Exception {
-    NemesisRun.run(cluster, client, fault, ++run, SECONDS, OUT);
+    NemesisRun.run(suite, fault, ++run, SECONDS, OUT);
   }
 
 }

@@ -44,17 +44,30 @@ final class NemesisRun {
   /**
    * One run: load for {@code seconds} while {@code fault} is injected, heal, a leader within
    * 30 s, final reads, the history checked; a line appended to {@code out}/summary.md; a
-   * failing history saved next to it.
+   * failing history saved next to it. A run that fails saves the nodes' logs as
+   * {@code out}/run-N-&lt;id&gt;.log and has {@code suite} replace its cluster before it throws, so
+   * that the runs after it are not failed by what it left broken.
    */
-  static void run(DockerCluster cluster, ShaleClient client, Nemesis.Fault fault, int n,
-      int seconds, Path out) throws Exception {
+  static void run(NemesisCluster suite, Nemesis.Fault fault, int n, int seconds, Path out)
+      throws Exception {
+    DockerCluster cluster = suite.cluster();
     try {
-      runChecked(cluster, client, fault, n, seconds, out);
+      runChecked(cluster, suite.client(), fault, n, seconds, out);
     } catch (Exception | AssertionError e) {
       // Printed now, in the run's place: the build reports failures only when the suite ends,
       // and a long-form part stopped early (run 82 of part 3) loses the reason.
       System.out.println("nemesis run " + n + " " + fault + " on " + cluster.nodes.size()
           + " nodes FAILED: " + String.valueOf(e.getMessage()).replace('\n', ' '));
+      try {
+        // The logs as they are now (a failure that saved them earlier saved the same start).
+        cluster.saveForStudy(out, "run-" + n + "-", false);
+        suite.replace();
+        System.out.println("nemesis: the cluster of failed run " + n + " replaced by a fresh "
+            + suite.cluster().nodes.size() + "-node cluster for the runs after it (logs in "
+            + out + ")");
+      } catch (Exception | AssertionError replacing) {
+        e.addSuppressed(replacing);
+      }
       throw e;
     }
   }
