@@ -26,7 +26,8 @@ import org.junit.jupiter.api.TestFactory;
  * membership change, engine pressure, a kill during a snapshot install, all mixed). Each run:
  * load for {@code nemesis.seconds} (default 10), then heal, a leader within 30 s, every replica
  * holding the same data, a final read of every key, and the whole history checked for
- * linearizability; a failing history (or the nodes' logs) is saved under target/nemesis/.
+ * linearizability; a failing history (or the nodes' logs) is saved under target/nemesis/, and
+ * the failed run's cluster replaced by a fresh one ({@link NemesisCluster}).
  *
  * <p>Short form (CI): one run per fault kind. Long form: {@code ops/bin/nemesis --runs 20
  * --seconds 60}, i.e. {@code -Dnemesis.runs=20 -Dnemesis.seconds=60}; a summary table goes to
