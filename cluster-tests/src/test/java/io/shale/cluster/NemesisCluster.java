@@ -38,12 +38,21 @@ final class NemesisCluster implements AutoCloseable {
 
   /** The cluster the next run uses: not the same object after {@link #replace}. */
   DockerCluster cluster() {
+    requireOne();
     return cluster;
   }
 
   /** The client of {@link #cluster()}. */
   ShaleClient client() {
+    requireOne();
     return client;
+  }
+
+  private void requireOne() {
+    if (cluster == null || client == null) {
+      throw new IllegalStateException("no " + size + "-node nemesis cluster: closed, or its "
+          + "replacement after a failed run did not start (that run's failure says why)");
+    }
   }
 
   /** How many times the cluster was replaced since {@link #start}. */

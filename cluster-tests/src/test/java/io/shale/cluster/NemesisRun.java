@@ -93,9 +93,14 @@ final class NemesisRun {
         } finally {
           // The clients go on while the cluster heals: their calls in flight end either way.
           long healStart = System.nanoTime();
-          cluster.awaitLeader(client, Duration.ofSeconds(30));
-          healMillis = (System.nanoTime() - healStart) / 1_000_000;
-          history = new ArrayList<>(load.finish());
+          try {
+            cluster.awaitLeader(client, Duration.ofSeconds(30));
+            healMillis = (System.nanoTime() - healStart) / 1_000_000;
+          } finally {
+            // Stopped with no leader too: the failed run's cluster and client are replaced, and
+            // clients left running on a closed client would spin on its errors.
+            history = new ArrayList<>(load.finish());
+          }
         }
       }
     } catch (AssertionError nemesisOrHealFailed) {
