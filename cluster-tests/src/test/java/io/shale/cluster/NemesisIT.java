@@ -122,6 +122,9 @@ class NemesisIT {
     DockerCluster broken = suite.cluster();
     List<String> killed = broken.nodes.keySet().stream().limit(2).toList();
     killed.forEach(broken::kill);
+    // Said first, so that the FAILED line below (ops/bin/nemesis shows both) reads as intended.
+    System.out.println("nemesis run 0 fails on purpose: " + killed + " killed outside the "
+        + "nemesis; the cluster must be replaced after it");
     int replacedBefore = suite.replaced();
 
     assertThatThrownBy(() -> NemesisRun.run(suite, Nemesis.Fault.TRANSFER_LEADER, 0, 2, OUT))
