@@ -245,11 +245,6 @@ class ClusterServiceTest {
   }
 
   /**
-   * A removal computed from a view of the members that is no longer the leader's is refused and
-   * changes nothing. Found by the nemesis: a node that had not yet seen n2 added back computed
-   * "members minus n1" as {n3}, and the unconditional change removed n1 and n2 at once.
-   */
-  /**
    * A node started to join and not added yet knows no members and no leader: it refuses to
    * answer for the cluster, so that a client whose endpoint it is goes on to a member. In the
    * long form (run 1012) the nemesis's client kept asking such a node, which answered "no
@@ -325,6 +320,11 @@ class ClusterServiceTest {
         .listMembers(ListMembersRequest.getDefaultInstance()).getLeaderId()).isNotEmpty();
   }
 
+  /**
+   * A removal computed from a view of the members that is no longer the leader's is refused and
+   * changes nothing. Found by the nemesis: a node that had not yet seen n2 added back computed
+   * "members minus n1" as {n3}, and the unconditional change removed n1 and n2 at once.
+   */
   @Test
   void aRemovalFromAStaleViewOfTheMembersIsRefused() throws Exception {
     List<RaftPeer> all = new ArrayList<>(cluster.group().getPeers());
