@@ -44,9 +44,10 @@ final class NemesisRun {
   /**
    * One run: load for {@code seconds} while {@code fault} is injected, heal, a leader within
    * 30 s, final reads, the history checked; a line appended to {@code out}/summary.md; a
-   * failing history saved next to it. A run that fails saves the nodes' logs as
-   * {@code out}/run-N-&lt;id&gt;.log and has {@code suite} replace its cluster before it throws, so
-   * that the runs after it are not failed by what it left broken.
+   * failing history saved next to it. A run that fails, however it fails, saves the nodes' logs
+   * and data directories as {@code out}/run-N-&lt;id&gt;.log and run-N-&lt;id&gt;-data, then has
+   * {@code suite} replace its cluster before it throws, so that the runs after it are not failed
+   * by what it left broken.
    */
   static void run(NemesisCluster suite, Nemesis.Fault fault, int n, int seconds, Path out)
       throws Exception {
@@ -59,12 +60,13 @@ final class NemesisRun {
       System.out.println("nemesis run " + n + " " + fault + " on " + cluster.nodes.size()
           + " nodes FAILED: " + String.valueOf(e.getMessage()).replace('\n', ' '));
       try {
-        // The logs as they are now (a failure that saved them earlier saved the same start).
-        cluster.saveForStudy(out, "run-" + n + "-", false);
+        // The nodes' logs and files are the only record of why (part 3 of the long form lost a
+        // member's re-add after 3 minutes, and its logs went with the containers).
+        cluster.saveForStudy(out, "run-" + n + "-", true);
         suite.replace();
-        System.out.println("nemesis: the cluster of failed run " + n + " replaced by a fresh "
-            + suite.cluster().nodes.size() + "-node cluster for the runs after it (logs in "
-            + out + ")");
+        System.out.println("nemesis: node logs and data directories of failed run " + n
+            + " saved to " + out + "; its cluster replaced by a fresh "
+            + suite.cluster().nodes.size() + "-node cluster for the runs after it");
       } catch (Exception | AssertionError replacing) {
         e.addSuppressed(replacing);
       }
@@ -104,11 +106,8 @@ final class NemesisRun {
         }
       }
     } catch (AssertionError nemesisOrHealFailed) {
-      // The nodes' logs are the only record of why (part 3 of the long form lost a member's
-      // re-add after 3 minutes, and its logs went with the containers).
-      cluster.saveForStudy(out, "run-" + n + "-", true);
-      throw new AssertionError("run " + n + " (" + fault + "): " + nemesisOrHealFailed.getMessage()
-          + "; node logs and data directories saved to " + out, nemesisOrHealFailed);
+      throw new AssertionError("run " + n + " (" + fault + "): " + nemesisOrHealFailed.getMessage(),
+          nemesisOrHealFailed);
     }
     // The final read of every key, after every operation but those of unknown outcome.
     for (int k = 0; k < keys; k++) {
@@ -122,9 +121,8 @@ final class NemesisRun {
     try {
       agreed = cluster.awaitConvergence(Duration.ofSeconds(60));
     } catch (AssertionError e) {
-      cluster.saveForStudy(out, "run-" + n + "-", true);
       throw new AssertionError("run " + n + " (" + fault + ") after faults " + injected
-          + ": " + e.getMessage() + "node logs and data directories saved to " + out, e);
+          + ": " + e.getMessage(), e);
     }
     // Raft messages that reached a node other than the one they named and were refused
     // (RaftRecipientCheck), in the cluster's life so far: senders log the refusal.
