@@ -1,5 +1,7 @@
 package io.shale.engine;
 
+import io.shale.engine.memtable.ReadState;
+
 /**
  * A consistent read view of the engine at the moment {@link Engine#snapshot()} returned. Writes,
  * flushes and compactions that happen afterwards are invisible to it. It pins the memtables and

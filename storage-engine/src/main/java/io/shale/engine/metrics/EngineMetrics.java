@@ -60,14 +60,16 @@ public final class EngineMetrics {
   private final Counter flushes;
   private final Counter flushBytes;
   private final Counter gcRelocatedBytes;
-  private final Source source;
+  private final int numLevels;
+  /** Held strongly here: registries hold gauges' state weakly. */
+  private Source source;
   /** Meters that read {@link #source}; removed at close. */
   private final java.util.List<io.micrometer.core.instrument.Meter> readers =
       new java.util.ArrayList<>();
 
-  public EngineMetrics(MeterRegistry registry, int numLevels, Source source) {
+  public EngineMetrics(MeterRegistry registry, int numLevels) {
     this.registry = registry;
-    this.source = source;
+    this.numLevels = numLevels;
     bloomChecks = new Counter[numLevels];
     bloomUseful = new Counter[numLevels];
     bloomFalsePositives = new Counter[numLevels];
@@ -79,10 +81,6 @@ public final class EngineMetrics {
           .description("probes where the filter ruled the table out").register(registry);
       bloomFalsePositives[l] = Counter.builder("lsm.bloom.false_positives").tags(level)
           .description("probes the filter passed but the table did not hold the key").register(registry);
-      int lv = l;
-      gauge("lsm.level.files", level, s -> s.levelFiles(lv));
-      gauge("lsm.level.bytes", level, s -> s.levelBytes(lv));
-      gauge("lsm.bloom.memory.bytes", level, s -> s.levelBloomBytes(lv));
     }
     tablesTouched = DistributionSummary.builder("lsm.read.sstables_touched")
         .description("tables whose data blocks a point read searched (read amplification)")
@@ -95,6 +93,21 @@ public final class EngineMetrics {
         .baseUnit("bytes").register(registry);
     gcRelocatedBytes = Counter.builder("lsm.blob.gc.relocated_bytes").baseUnit("bytes")
         .description("live blob bytes rewritten by blob garbage collection").register(registry);
+  }
+
+  /**
+   * Register the gauges that poll {@code source}. Precondition: called once, when the engine
+   * behind the source is fully built (a registry may poll a gauge at once).
+   */
+  public void bind(Source source) {
+    this.source = source;
+    for (int l = 0; l < numLevels; l++) {
+      Tags level = Tags.of("level", Integer.toString(l));
+      int lv = l;
+      gauge("lsm.level.files", level, s -> s.levelFiles(lv));
+      gauge("lsm.level.bytes", level, s -> s.levelBytes(lv));
+      gauge("lsm.bloom.memory.bytes", level, s -> s.levelBloomBytes(lv));
+    }
     gauge("lsm.compactions.in_progress", Tags.empty(), s -> s.compactionsInProgress());
     gauge("lsm.compaction.pending_bytes", Tags.empty(), s -> s.pendingCompactionBytes());
     gauge("lsm.blob.live_bytes", Tags.empty(), s -> s.blobLiveBytes());

@@ -1,6 +1,8 @@
 package io.shale.engine.metrics;
 
 import io.shale.engine.io.Checksums;
+import io.shale.engine.version.BlobFileMeta;
+import io.shale.engine.version.FileMetadata;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -9,15 +11,21 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Locale;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The compaction event log: {@code events.jsonl} in the engine directory, one JSON object per
  * line, rotated to {@code events.jsonl.1} past {@code maxBytes}. Each line carries its format
  * version ({@code "v":1}) and, last, the CRC32C of everything before it ({@code "crc":"..."}) so a
  * torn or damaged line is recognisable. The log is for people and tools; the engine never reads
- * it back, and a failure to write it never fails the engine. Thread-safe.
+ * it back, and a failure to write it never fails the engine. The events and their fields are
+ * defined here, by {@link #flush}, {@link #compaction} and {@link #blobGc}. Thread-safe.
  */
 public final class EventLog implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(EventLog.class);
   public static final String FILE = "events.jsonl";
   private final Path file;
   private final long maxBytes;
@@ -51,8 +59,67 @@ public final class EventLog implements AutoCloseable {
       }
     } catch (IOException e) {
       // Observability must not take the engine down; the meters still count the event.
-      System.err.println("shale: could not write " + file + ": " + e);
+      LOG.warn("could not write {}: {}", file, e.toString());
     }
+  }
+
+  /** A memtable was flushed into {@code outputs} (level 0) and {@code blobOutputs}. */
+  public void flush(long memtableId, long entries, long appliedIndex, List<FileMetadata> outputs,
+      List<BlobFileMeta> blobOutputs, long nanos) {
+    append("\"event\":\"flush\",\"memtable\":" + memtableId + ",\"entries\":" + entries
+        + ",\"applied_index\":" + appliedIndex + ",\"outputs\":" + filesJson(outputs)
+        + ",\"blob_outputs\":" + blobsJson(blobOutputs) + ",\"duration_ms\":" + nanos / 1_000_000);
+  }
+
+  /** A compaction (or a trivial move) of {@code inputs} and {@code outputLevelInputs}. */
+  public void compaction(String reason, double score, int level, int outputLevel,
+      boolean trivialMove, List<FileMetadata> inputs, List<FileMetadata> outputLevelInputs,
+      List<FileMetadata> outputs, long entriesDropped, long nanos) {
+    append("\"event\":\"compaction\",\"reason\":" + quote(reason) + ",\"score\":"
+        + String.format(Locale.ROOT, "%.4f", score) + ",\"level\":" + level
+        + ",\"output_level\":" + outputLevel + ",\"trivial_move\":" + trivialMove
+        + ",\"inputs\":" + filesJson(inputs) + ",\"output_level_inputs\":"
+        + filesJson(outputLevelInputs) + ",\"outputs\":" + filesJson(outputs)
+        + ",\"entries_dropped\":" + entriesDropped + ",\"duration_ms\":" + nanos / 1_000_000);
+  }
+
+  /** Blob GC relocated the live values of {@code file}, rewriting {@code inputs}. */
+  public void blobGc(BlobFileMeta file, long relocatedBytes, List<FileMetadata> inputs,
+      List<FileMetadata> outputs, List<BlobFileMeta> blobOutputs, long nanos) {
+    append("\"event\":\"blob_gc\",\"reason\":\"blob_gc\",\"blob_file\":" + file.number()
+        + ",\"garbage_ratio\":" + String.format(Locale.ROOT, "%.4f", file.garbageRatio())
+        + ",\"dead_bytes\":" + file.garbageBytes() + ",\"relocated_bytes\":" + relocatedBytes
+        + ",\"inputs\":" + filesJson(inputs) + ",\"outputs\":" + filesJson(outputs)
+        + ",\"blob_outputs\":" + blobsJson(blobOutputs) + ",\"duration_ms\":" + nanos / 1_000_000);
+  }
+
+  private static String filesJson(List<FileMetadata> files) {
+    StringBuilder b = new StringBuilder("[");
+    for (FileMetadata f : files) {
+      if (b.length() > 1) {
+        b.append(',');
+      }
+      var p = f.properties();
+      b.append("{\"file\":").append(f.number()).append(",\"bytes\":").append(f.size())
+          .append(",\"entries\":").append(p.entries()).append(",\"tombstones\":")
+          .append(p.tombstones()).append(",\"key_bytes\":").append(p.rawKeyBytes())
+          .append(",\"value_bytes\":").append(p.rawValueBytes()).append(",\"blob_bytes\":")
+          .append(p.blobBytes()).append('}');
+    }
+    return b.append(']').toString();
+  }
+
+  private static String blobsJson(List<BlobFileMeta> blobs) {
+    StringBuilder b = new StringBuilder("[");
+    for (BlobFileMeta m : blobs) {
+      if (b.length() > 1) {
+        b.append(',');
+      }
+      b.append("{\"blob_file\":").append(m.number()).append(",\"bytes\":").append(m.fileSize())
+          .append(",\"values\":").append(m.totalCount()).append(",\"value_bytes\":")
+          .append(m.totalBytes()).append('}');
+    }
+    return b.append(']').toString();
   }
 
   /** Quote a string for JSON. */

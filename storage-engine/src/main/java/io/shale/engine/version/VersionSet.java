@@ -14,6 +14,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.LongConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The current version, the manifest that makes it durable, and the reference counts that decide
@@ -23,6 +25,7 @@ import java.util.function.LongConsumer;
  * thread (they serialise on this object); {@link #acquireCurrent} is lock-free.
  */
 public final class VersionSet implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(VersionSet.class);
   static final long MANIFEST_MAGIC = 0x5348414c454d414eL; // "SHALEMAN"
   static final int MANIFEST_VERSION = 1;
   private static final long MANIFEST_ROLL_BYTES = 16L << 20;
@@ -319,7 +322,7 @@ public final class VersionSet implements AutoCloseable {
         startNewManifest();
       } catch (IOException e) {
         // The edit is durable in the current manifest; rolling is retried after the next edit.
-        System.err.println("shale: could not start a new manifest in " + dir + ": " + e);
+        LOG.warn("could not start a new manifest in {}: {}", dir, e.toString());
       }
     }
   }

@@ -1,0 +1,241 @@
+package io.shale.engine.memtable;
+
+import io.shale.engine.key.Keys;
+import io.shale.engine.version.VersionSet;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * The engine's memtables (one mutable, the sealed ones waiting for flush, oldest first), the
+ * applied index, and the {@link ReadState} readers start from.
+ *
+ * <p>Invariants, all under the list's lock: indexes are applied in strictly increasing order; at
+ * most {@code maxImmutable} sealed memtables wait for flush (a writer blocks meanwhile); the
+ * published read state always lists exactly the current memtables and the current version.
+ * Readers take no lock: they read the volatile state and the applied index, then re-check the
+ * state (see {@link #acquire}).
+ */
+public final class MemtableList {
+  /** Called back by the list; runs under the list's lock. */
+  public interface Listener {
+    /** A memtable was sealed and waits for flush. */
+    void sealed();
+
+    /** The memtables or the version changed (recompute what depends on them, e.g. pressure). */
+    void changed();
+  }
+
+  private final Object lock = new Object();
+  private final VersionSet versions;
+  private final long memtableBytes;
+  private final int maxImmutable;
+  private final Runnable checkWritable;
+  private Listener listener;
+  private Memtable mutable;
+  private final ArrayDeque<Memtable> immutables = new ArrayDeque<>();
+  private long nextMemtableId;
+  private volatile ReadState readState;
+  private volatile long lastApplied;
+  private volatile boolean flushesPaused;
+
+  /**
+   * @param checkWritable throws when the engine accepts no writes (closed, or failed)
+   */
+  public MemtableList(VersionSet versions, long memtableBytes, int maxImmutable,
+      Runnable checkWritable) {
+    this.versions = versions;
+    this.memtableBytes = memtableBytes;
+    this.maxImmutable = maxImmutable;
+    this.checkWritable = checkWritable;
+    this.lastApplied = versions.persistedAppliedIndex();
+    this.mutable = new Memtable(nextMemtableId++);
+    this.readState = new ReadState(mutable, List.of(), versions.acquireCurrent());
+  }
+
+  /** Precondition: called once, before the first write. */
+  public void setListener(Listener listener) {
+    this.listener = listener;
+  }
+
+  /** Run {@code r} under the list's lock (so that it sees memtables and version consistently). */
+  public void locked(Runnable r) {
+    synchronized (lock) {
+      r.run();
+    }
+  }
+
+  /** Wake every thread waiting on the list (a flush finished, or background work stopped). */
+  public void wakeWaiters() {
+    synchronized (lock) {
+      lock.notifyAll();
+    }
+  }
+
+  /**
+   * Add every operation of a batch at {@code index}; waits while {@code maxImmutable} sealed
+   * memtables wait for flush, as the last bound on memory.
+   */
+  public void apply(long index, Consumer<Memtable> ops) {
+    synchronized (lock) {
+      checkWritable.run();
+      if (index <= lastApplied) {
+        throw new IllegalArgumentException("index " + index + " does not increase: the last applied "
+            + "index is " + lastApplied);
+      }
+      if (index > Keys.MAX_SEQUENCE) {
+        throw new IllegalArgumentException("index " + index + " exceeds the maximum "
+            + Keys.MAX_SEQUENCE);
+      }
+      while (immutables.size() >= maxImmutable) {
+        waitOnLock(100);
+        checkWritable.run();
+      }
+      ops.accept(mutable);
+      mutable.markApplied(index);
+      lastApplied = index;
+      if (mutable.approximateBytes() >= memtableBytes) {
+        sealMutable();
+      }
+    }
+  }
+
+  /**
+   * Seal the mutable memtable if it holds anything not yet durable, then wait until every sealed
+   * memtable is flushed.
+   */
+  public void sealAndAwaitFlush() {
+    synchronized (lock) {
+      checkWritable.run();
+      if (!mutable.isEmpty() || mutable.largestSequence() > versions.persistedAppliedIndex()) {
+        sealMutable();
+      }
+      while (!immutables.isEmpty()) {
+        checkWritable.run();
+        waitOnLock(100);
+      }
+      checkWritable.run();
+    }
+  }
+
+  /** Precondition: holds the lock. */
+  private void sealMutable() {
+    immutables.addLast(mutable);
+    mutable = new Memtable(nextMemtableId++);
+    publishLocked();
+    listener.changed();
+    listener.sealed();
+  }
+
+  /**
+   * The oldest sealed memtable, once flushes are not paused; null if none (or interrupted, or
+   * {@code stop} says so while paused).
+   */
+  public Memtable oldestToFlush(java.util.function.BooleanSupplier stop) {
+    synchronized (lock) {
+      while (flushesPaused && !stop.getAsBoolean()) {
+        try {
+          lock.wait(50);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return null;
+        }
+      }
+      return immutables.peekFirst();
+    }
+  }
+
+  /** {@code m}, the oldest sealed memtable, is durable in the current version: drop it. */
+  public void flushed(Memtable m) {
+    synchronized (lock) {
+      if (immutables.peekFirst() != m) {
+        throw new IllegalStateException("memtable " + m.id() + " is not the oldest sealed one");
+      }
+      immutables.removeFirst();
+      publishLocked();
+      listener.changed(); // before waking writers: they see the pressure of the new state
+      lock.notifyAll();
+    }
+  }
+
+  /** Publish a read state with the current version (after a version was installed). */
+  public void publish() {
+    synchronized (lock) {
+      publishLocked();
+    }
+  }
+
+  private void publishLocked() {
+    List<Memtable> newestFirst = new ArrayList<>(immutables);
+    Collections.reverse(newestFirst);
+    ReadState old = readState;
+    readState = new ReadState(mutable, newestFirst, versions.acquireCurrent());
+    old.release();
+  }
+
+  /**
+   * A retained read state and, in {@code sequenceOut[0]}, the index to read it at. Re-reading the
+   * state after the index proves that no memtable switch or version install happened in between,
+   * so every batch up to the index is in this state and no table in it holds a newer one.
+   */
+  public ReadState acquire(long[] sequenceOut, Runnable ensureOpen) {
+    while (true) {
+      ensureOpen.run();
+      ReadState rs = readState;
+      long seq = lastApplied;
+      if (readState == rs && rs.tryRetain()) {
+        sequenceOut[0] = seq;
+        return rs;
+      }
+    }
+  }
+
+  public long lastApplied() {
+    return lastApplied;
+  }
+
+  /** Sealed memtables waiting for flush. Precondition: holds the lock (see {@link #locked}). */
+  public int immutableCountLocked() {
+    return immutables.size();
+  }
+
+  /** Bytes held by every memtable, and how many of them are sealed. */
+  public record Usage(long bytes, int immutables) {}
+
+  /** The memory the memtables hold, read consistently. */
+  public Usage usage() {
+    synchronized (lock) {
+      long bytes = mutable.approximateBytes();
+      for (Memtable m : immutables) {
+        bytes += m.approximateBytes();
+      }
+      return new Usage(bytes, immutables.size());
+    }
+  }
+
+  /** Bytes of the mutable memtable (a gauge: read without the lock). */
+  public long mutableBytes() {
+    return mutable.approximateBytes();
+  }
+
+  /** Hold flushes (tests of memtable pressure); sealed memtables queue up meanwhile. */
+  public void pauseFlushes() {
+    flushesPaused = true;
+  }
+
+  public void resumeFlushes() {
+    flushesPaused = false;
+    wakeWaiters();
+  }
+
+  private void waitOnLock(long millis) {
+    try {
+      lock.wait(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for a flush", e);
+    }
+  }
+}

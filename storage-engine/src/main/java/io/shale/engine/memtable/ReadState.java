@@ -1,0 +1,81 @@
+package io.shale.engine.memtable;
+
+import io.shale.engine.key.StoredValue;
+import io.shale.engine.version.Version;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * What a reader needs to see the database: the mutable memtable, the sealed ones waiting for
+ * flush (newest first) and the version. Immutable; replaced whenever a memtable is sealed or a
+ * version installed. Reference counted, and holds one reference to its version, so that a read
+ * that started on it can finish even after newer states replaced it.
+ */
+public final class ReadState {
+  private final Memtable mutable;
+  private final List<Memtable> immutablesNewestFirst;
+  private final Version version;
+  private final AtomicInteger refs = new AtomicInteger(1);
+
+  /** Precondition: the caller has retained {@code version} for this state. */
+  ReadState(Memtable mutable, List<Memtable> immutablesNewestFirst, Version version) {
+    this.mutable = mutable;
+    this.immutablesNewestFirst = List.copyOf(immutablesNewestFirst);
+    this.version = version;
+  }
+
+  public Memtable mutable() {
+    return mutable;
+  }
+
+  public List<Memtable> immutablesNewestFirst() {
+    return immutablesNewestFirst;
+  }
+
+  public Version version() {
+    return version;
+  }
+
+  /**
+   * The newest version of {@code key} at {@code sequence} in the memtables (mutable first), as a
+   * copy the caller owns; null if no memtable holds one.
+   */
+  public StoredValue getFromMemtables(byte[] key, long sequence) {
+    StoredValue v = mutable.get(key, sequence);
+    if (v == null) {
+      for (Memtable m : immutablesNewestFirst) {
+        v = m.get(key, sequence);
+        if (v != null) {
+          break;
+        }
+      }
+    }
+    if (v == null || v.isTombstone()) {
+      return v;
+    }
+    // Memtable values are shared with the memtable.
+    return new StoredValue(v.kind(), v.value().clone(), v.sequence());
+  }
+
+  /** Take a reference; false if the state was already freed (then retry on a newer one). */
+  public boolean tryRetain() {
+    while (true) {
+      int r = refs.get();
+      if (r <= 0) {
+        return false;
+      }
+      if (refs.compareAndSet(r, r + 1)) {
+        return true;
+      }
+    }
+  }
+
+  public void release() {
+    int r = refs.decrementAndGet();
+    if (r == 0) {
+      version.release();
+    } else if (r < 0) {
+      throw new IllegalStateException("read state released more often than retained");
+    }
+  }
+}
