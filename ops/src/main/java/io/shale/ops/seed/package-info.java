@@ -1,6 +1,6 @@
 /**
  * The seed benchmark ({@code ops/bin/seed-bench}): the before/after table of
- * {@code ../shared/seed/notes-from-compaction-hell.txt} measured on Shale's engine, side by side
+ * the story in {@code docs/origin.md} measured on Shale's engine, side by side
  * with RocksDB.
  *
  * <ul>
