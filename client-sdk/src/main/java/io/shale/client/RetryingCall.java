@@ -89,8 +89,8 @@ final class RetryingCall<T> {
   /**
    * Ends the call at its deadline (plus a grace for the last attempt's own timeout to report
    * first) whatever became of its attempts: an answer that never came, a retry lost, an
-   * exception thrown on a transport thread. The nemesis suite saw calls hang for minutes, past
-   * a 5 s deadline, with the cluster's nodes killed; a caller must always get an answer.
+   * exception thrown on a transport thread: a caller must always get an answer by its deadline,
+   * even with every node killed.
    */
   private void watchdog() {
     long delay = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime())

@@ -26,6 +26,7 @@ import io.shale.client.proto.TransferLeadershipRequest;
 import io.shale.engine.Engine;
 import io.shale.engine.EngineOptions;
 import io.shale.node.api.ClusterService;
+import io.shale.node.api.StatusMapper;
 import io.shale.node.local.LocalCluster;
 import io.shale.node.server.NodeConfig;
 import java.net.URI;
@@ -471,20 +472,21 @@ class ClusterServiceTest {
    */
   @Test
   void refusalsAreFoundThroughTheCauseChain() {
-    assertThat(ClusterService.refusal("removing n1",
-        new SetConfigurationException("current configuration is different")).getCode())
+    java.time.Duration admin = java.time.Duration.ofSeconds(30);
+    assertThat(StatusMapper.membershipRefusal("removing n1",
+        new SetConfigurationException("current configuration is different"), admin).getCode())
         .isEqualTo(Status.Code.ABORTED);
-    assertThat(ClusterService.refusal("adding n4", new RaftRetryFailureException(null, 3,
-        RetryPolicies.noRetry(), new ReconfigurationInProgressException("already in progress")))
+    assertThat(StatusMapper.membershipRefusal("adding n4", new RaftRetryFailureException(null, 3,
+        RetryPolicies.noRetry(), new ReconfigurationInProgressException("already in progress")), admin)
         .getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
-    Status noProgress = ClusterService.refusal("adding n4",
-        new ReconfigurationTimeoutException("NOPROGRESS"));
+    Status noProgress = StatusMapper.membershipRefusal("adding n4",
+        new ReconfigurationTimeoutException("NOPROGRESS"), admin);
     assertThat(noProgress.getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
     assertThat(noProgress.getDescription()).contains("made no progress");
-    assertThat(ClusterService.refusal("adding n4", new RaftRetryFailureException(null, 2,
-        RetryPolicies.noRetry(), new TimeoutIOException("no reply in 30 s"))).getCode())
+    assertThat(StatusMapper.membershipRefusal("adding n4", new RaftRetryFailureException(null, 2,
+        RetryPolicies.noRetry(), new TimeoutIOException("no reply in 30 s")), admin).getCode())
         .isEqualTo(Status.Code.DEADLINE_EXCEEDED);
-    Status other = ClusterService.refusal("adding n4", new java.io.IOException("closed"));
+    Status other = StatusMapper.membershipRefusal("adding n4", new java.io.IOException("closed"), admin);
     assertThat(other.getCode()).isEqualTo(Status.Code.UNAVAILABLE);
     assertThat(other.getDescription()).startsWith("adding n4 failed: ").contains("closed");
   }

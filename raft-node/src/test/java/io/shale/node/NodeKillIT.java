@@ -120,7 +120,7 @@ class NodeKillIT {
         assertThat(child.waitFor(20, TimeUnit.SECONDS)).as("n3 exits after SIGTERM").isTrue();
         assertThat(child.exitValue()).isEqualTo(143); // 128 + SIGTERM: the JVM's normal exit
         assertThat(childOutput()).anyMatch(l -> l.contains("n3 shutting down"));
-        assertThat(childOutput()).noneMatch(l -> l.contains("closing node n3:"));
+        assertThat(childOutput()).noneMatch(l -> l.contains("closing node n3 failed"));
         child = startChild("n3", n3);
         RaftClientReply again = client.io().sendStaleRead(Message.valueOf(ByteString.copyFrom(
             Query.encode(new Query.Get(b("key599"))))), last, RaftPeerId.valueOf("n3"));

@@ -173,7 +173,7 @@ public final class Verifier {
 
   public static void main(String[] args) throws IOException {
     if (args.length != 1) {
-      System.err.println("usage: Verifier ENGINE_DIRECTORY");
+      System.out.println("usage: Verifier ENGINE_DIRECTORY");
       System.exit(2);
     }
     Report r = verify(Path.of(args[0]));

@@ -3,7 +3,6 @@ package io.shale.node.api;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
 import io.shale.client.proto.AddMemberRequest;
 import io.shale.client.proto.ClusterGrpc;
@@ -25,6 +24,7 @@ import io.shale.client.proto.WritePressure;
 import io.shale.engine.Engine;
 import io.shale.engine.EngineStats;
 import io.shale.node.statemachine.ShaleStateMachine;
+import io.shale.node.transport.NodeChannels;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -38,10 +38,6 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SetConfigurationRequest;
-import org.apache.ratis.protocol.exceptions.ReconfigurationInProgressException;
-import org.apache.ratis.protocol.exceptions.ReconfigurationTimeoutException;
-import org.apache.ratis.protocol.exceptions.SetConfigurationException;
-import org.apache.ratis.protocol.exceptions.TimeoutIOException;
 import org.apache.ratis.server.RaftServer;
 
 /**
@@ -55,7 +51,7 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
    * transfer or snapshot. The leader itself stages a new member for as long as it makes
    * progress, which can mean installing tens of megabytes; callers should allow more than this.
    */
-  public static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
+  private final Duration adminTimeout;
 
   private final RaftServer.Division division;
   private final ShaleStateMachine stateMachine;
@@ -63,7 +59,8 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
   private final PeerChannels peers;
 
   public ClusterService(RaftServer.Division division, ShaleStateMachine stateMachine,
-      AdminClients adminClients, PeerChannels peers) {
+      AdminClients adminClients, PeerChannels peers, Duration adminTimeout) {
+    this.adminTimeout = adminTimeout;
     this.division = division;
     this.stateMachine = stateMachine;
     this.adminClients = adminClients;
@@ -189,9 +186,9 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
    * configuration (started to join and not added yet, or removed). Such a node's view is not
    * the cluster's: a joining node knows no members and no leader, a stopped one keeps the view
    * it had. Answered as data, an empty leader read as "no leader elected", and a client that
-   * got answers kept asking that node: the nemesis's client stayed on a joining node for good
-   * (long-form run 1012: 59 adds sent to the node being added, none to a member). UNAVAILABLE
-   * sends clients on to another endpoint, as etcd's removed members refuse requests.
+   * got answers kept asking that node for good (ClusterServiceTest; docs/postmortems/16).
+   * UNAVAILABLE sends clients on to another endpoint, as etcd's removed members refuse
+   * requests.
    */
   private String notServing() {
     String closed = closedGroupOrNull();
@@ -296,7 +293,7 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
   private static String newMemberProblem(Member m) {
     ManagedChannel ch = null;
     try {
-      ch = NettyChannelBuilder.forTarget(m.getApiAddress()).usePlaintext().build();
+      ch = NodeChannels.open(m.getApiAddress());
       StatusResponse r = ClusterGrpc.newBlockingStub(ch).withDeadlineAfter(2, TimeUnit.SECONDS)
           .status(StatusRequest.newBuilder().setLocalOnly(true).build());
       String id = r.getNodesCount() == 0 ? "" : r.getNodes(0).getMember().getId();
@@ -348,8 +345,7 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
    * The change that removes {@code id} from {@code current}, applied only if the leader's
    * configuration still is {@code current}. This node's view may be behind the leader's (a
    * member added back a moment ago): set unconditionally, "current minus id" from a stale view
-   * removed that other member too (the nemesis's membership runs went from three members to
-   * one in a single change).
+   * removed that other member too (ClusterServiceTest; docs/postmortems/04).
    */
   public static SetConfigurationRequest.Arguments removal(List<RaftPeer> current, String id) {
     List<RaftPeer> next = current.stream().filter(p -> !p.getId().toString().equals(id))
@@ -373,39 +369,8 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
     }
   }
 
-  /**
-   * The status for a membership change Ratis did not make. The Ratis client raises most
-   * refusals rather than returning them, and wraps the cause when it had tried more than once
-   * (a leader change on the way), so the cause chain is searched.
-   */
-  public static Status refusal(String what, Throwable failure) {
-    for (Throwable t = failure; t != null; t = t.getCause()) {
-      if (t instanceof ReconfigurationInProgressException) {
-        // One change at a time, as in etcd; refused at once rather than retried here, so the
-        // caller's deadline holds and it decides when to ask again.
-        return Status.FAILED_PRECONDITION.withDescription(what + " refused: another membership "
-            + "change is in progress (a new member may still be catching up); ask again once it "
-            + "has committed or failed");
-      }
-      if (t instanceof ReconfigurationTimeoutException) {
-        // Not UNAVAILABLE: nothing is wrong with the node that answered, and a client would
-        // take it for a transient failure of that node.
-        return Status.FAILED_PRECONDITION.withDescription(what + " failed: the new member made "
-            + "no progress catching up (is it running, started to join, and reachable from the "
-            + "leader?): " + t.getMessage());
-      }
-      if (t instanceof TimeoutIOException) {
-        return Status.DEADLINE_EXCEEDED.withDescription(what + ": no answer from the leader "
-            + "within " + ADMIN_TIMEOUT.toSeconds() + " s (a new member may still be catching "
-            + "up); it may still take effect: list the members to see");
-      }
-      if (t instanceof SetConfigurationException) {
-        return Status.ABORTED.withDescription(what + " refused: the configuration is not "
-            + "the one this node sees (it changed meanwhile, or this node lags); list the "
-            + "members and ask again: " + t.getMessage());
-      }
-    }
-    return Status.UNAVAILABLE.withDescription(what + " failed: " + failure);
+  private Status refusal(String what, Throwable failure) {
+    return StatusMapper.membershipRefusal(what, failure, adminTimeout);
   }
 
   @Override
@@ -421,7 +386,7 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
     }
     try (RaftClient raft = adminClient()) {
       RaftClientReply r = raft.admin().transferLeadership(RaftPeerId.valueOf(request.getId()),
-          ADMIN_TIMEOUT.toMillis());
+          adminTimeout.toMillis());
       if (!r.isSuccess()) {
         out.onError(Status.UNAVAILABLE.withDescription("transferring leadership to "
             + request.getId() + " failed: " + r.getException()).asException());
@@ -450,7 +415,7 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
     try (RaftClient raft = adminClient()) {
       // Through Ratis, so that it records the snapshot index and may purge the log.
       RaftClientReply r = raft.getSnapshotManagementApi(RaftPeerId.valueOf(target))
-          .create(1, ADMIN_TIMEOUT.minusSeconds(5).toMillis()); // the node's answer comes first
+          .create(1, adminTimeout.minusSeconds(5).toMillis()); // the node's answer comes first
       if (!r.isSuccess()) {
         out.onError(Status.UNAVAILABLE.withDescription("snapshot on " + target + " failed: "
             + r.getException()).asException());

@@ -1,5 +1,6 @@
 package io.shale.node.api;
 
+import io.shale.engine.concurrent.DaemonThreads;
 import io.shale.node.statemachine.Command;
 import io.shale.node.statemachine.Reply;
 import java.io.IOException;
@@ -13,18 +14,31 @@ import java.util.concurrent.TimeUnit;
  * Group commit: batches (identified or not) that clients send at the same time travel as one
  * Raft log entry, so they share one consensus round and one fsync per replica. A committer
  * thread takes the oldest waiting write, adds every write waiting behind it (up to
- * {@link #MAX_WRITES} writes or {@link #MAX_BYTES} bytes), submits the group and hands each
- * write its own reply. {@link #COMMITTERS} groups may be in flight at once, so a lone write
+ * {@code maxWrites} writes or {@code maxBytes} bytes), submits the group and hands each
+ * write its own reply. {@code committers} groups may be in flight at once, so a lone write
  * never waits for a group to fill: it leaves at once, and grouping only happens when writes
  * arrive faster than one round trip.
  *
  * <p>Compare-and-sets and range deletes read state at apply time and are not grouped.
  */
 public final class GroupCommit implements AutoCloseable {
-  static final int COMMITTERS = 4;
-  static final int MAX_WRITES = 256;
-  /** A group stops growing past this many bytes (one more write may push it over). */
-  public static final long MAX_BYTES = 1 << 20;
+  /**
+   * How groups are formed ({@code raft.group_commit_*}).
+   *
+   * @param committers groups in flight at once
+   * @param maxWrites writes in one group
+   * @param maxBytes a group stops growing past this many bytes (one more write may push it over)
+   */
+  public record Bounds(int committers, int maxWrites, long maxBytes) {
+    public Bounds {
+      if (committers < 1 || maxWrites < 1 || maxBytes < 1) {
+        throw new IllegalArgumentException("group commit bounds must be positive: " + committers
+            + ", " + maxWrites + ", " + maxBytes);
+      }
+    }
+  }
+
+  private final Bounds bounds;
 
   /** Sends one log entry and returns the state machine's reply (a failure is thrown). */
   @FunctionalInterface
@@ -39,11 +53,11 @@ public final class GroupCommit implements AutoCloseable {
   private final List<Thread> committers = new ArrayList<>();
   private volatile boolean closed;
 
-  GroupCommit(String name, Submitter submitter) {
+  GroupCommit(String name, Bounds bounds, Submitter submitter) {
+    this.bounds = bounds;
     this.submitter = submitter;
-    for (int i = 0; i < COMMITTERS; i++) {
-      Thread t = new Thread(this::run, name + "-group-commit-" + i);
-      t.setDaemon(true);
+    for (int i = 0; i < bounds.committers(); i++) {
+      Thread t = DaemonThreads.newThread(this::run, name + "-group-commit-" + i);
       t.start();
       committers.add(t);
     }
@@ -72,7 +86,8 @@ public final class GroupCommit implements AutoCloseable {
         group.add(first);
         long bytes = first.bytes();
         Pending next;
-        while (group.size() < MAX_WRITES && bytes < MAX_BYTES && (next = queue.poll()) != null) {
+        while (group.size() < bounds.maxWrites() && bytes < bounds.maxBytes()
+            && (next = queue.poll()) != null) {
           group.add(next);
           bytes += next.bytes();
         }

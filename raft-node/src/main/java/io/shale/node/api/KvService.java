@@ -1,7 +1,6 @@
 package io.shale.node.api;
 
 import com.google.protobuf.ByteString;
-import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusException;
 import io.grpc.stub.StreamObserver;
@@ -25,9 +24,9 @@ import io.shale.client.proto.PutResponse;
 import io.shale.client.proto.ResponseHeader;
 import io.shale.client.proto.ScanRequest;
 import io.shale.client.proto.ScanResponse;
-import io.shale.node.pressure.WriteThrottledByReplica;
 import io.shale.node.statemachine.Command;
 import io.shale.node.statemachine.CommandCodec;
+import io.shale.node.statemachine.Messages;
 import io.shale.node.statemachine.Query;
 import io.shale.node.statemachine.Reply;
 import io.shale.node.statemachine.ShaleStateMachine;
@@ -40,10 +39,6 @@ import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
-import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
-import org.apache.ratis.protocol.exceptions.NotLeaderException;
-import org.apache.ratis.protocol.exceptions.RaftRetryFailureException;
-import org.apache.ratis.protocol.exceptions.ResourceUnavailableException;
 import org.apache.ratis.server.RaftServer;
 
 /**
@@ -66,7 +61,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
   private final RaftClient raft;
   private final int maxKeyBytes;
   private final int maxValueBytes;
-  private final MeterRegistry registry;
+  private final StatusMapper statuses;
   private final GroupCommit groupCommit;
   /** The client id of requests this service submits to its own server when it leads. */
   private final ClientId localClientId = ClientId.randomId();
@@ -81,14 +76,14 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
    *     cause)
    */
   public KvService(RaftServer.Division division, ShaleStateMachine stateMachine, RaftClient raft,
-      int maxKeyBytes, int maxValueBytes, MeterRegistry registry) {
+      int maxKeyBytes, int maxValueBytes, MeterRegistry registry, GroupCommit.Bounds grouping) {
     this.division = division;
     this.stateMachine = stateMachine;
     this.raft = raft;
     this.maxKeyBytes = maxKeyBytes;
     this.maxValueBytes = maxValueBytes;
-    this.registry = registry;
-    this.groupCommit = new GroupCommit(division.getId().toString(), this::submitEntry);
+    this.statuses = new StatusMapper(division.getId().toString(), registry);
+    this.groupCommit = new GroupCommit(division.getId().toString(), grouping, this::submitEntry);
   }
 
   /** Fails writes still waiting to be grouped. */
@@ -145,7 +140,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
         if (e.getCause() instanceof StatusException s) {
           throw s;
         }
-        throw writeFailure(e.getCause() instanceof Exception x ? x : e);
+        throw statuses.writeFailure(e.getCause() instanceof Exception x ? x : e);
       }
     }
     return submitEntry(c);
@@ -157,12 +152,11 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
    * finds the leader.
    */
   private Reply submitEntry(Command c) throws StatusException {
-    Message message = Message.valueOf(
-        org.apache.ratis.thirdparty.com.google.protobuf.ByteString.copyFrom(CommandCodec.encode(c)));
+    Message message = Messages.of(CommandCodec.encode(c));
     RaftClientReply r = local(message, RaftClientRequest.writeRequestType());
     if (r != null) {
       if (!r.isSuccess()) {
-        throw writeFailure(r.getException());
+        throw statuses.writeFailure(r.getException());
       }
       return Reply.decode(r.getMessage().getContent().toByteArray());
     }
@@ -170,68 +164,12 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
       r = raft.io().send(message);
     } catch (IOException e) {
       // The blocking client throws a state machine's refusal rather than returning it.
-      throw writeFailure(e);
+      throw statuses.writeFailure(e);
     }
     if (!r.isSuccess()) {
-      throw writeFailure(r.getException());
+      throw statuses.writeFailure(r.getException());
     }
     return Reply.decode(r.getMessage().getContent().toByteArray());
-  }
-
-  /**
-   * A refused write's status: RESOURCE_EXHAUSTED when a replica's engine is STOPPED (the
-   * description names the node, the cause, the value, the threshold and the retry-after hint) or
-   * when Ratis's own pending-request limits are full; UNAVAILABLE otherwise.
-   */
-  private StatusException writeFailure(Exception e) {
-    WriteThrottledByReplica.Details d = WriteThrottledByReplica.parse(String.valueOf(
-        e == null ? null : e.getMessage()));
-    if (d != null) {
-      registry.counter("shale.writes.throttled", "node", d.node(), "cause", d.cause()).increment();
-      return throttled(d.node(), d.cause(), d.retryAfterMillis(), "WriteThrottled: node "
-          + d.node() + " is STOPPED by " + d.cause() + " (measured " + d.measured()
-          + ", threshold " + d.threshold() + "); retry after " + d.retryAfterMillis() + " ms");
-    }
-    if (causedBy(e, ResourceUnavailableException.class)) {
-      String node = division.getId().toString();
-      registry.counter("shale.writes.throttled", "node", node, "cause",
-          "RAFT_PENDING_REQUESTS").increment();
-      return throttled(node, "RAFT_PENDING_REQUESTS", 100, "WriteThrottled: the leader's "
-          + "pending requests are full (" + e.getMessage() + "); retry after 100 ms");
-    }
-    return unavailable("the write was not committed: " + e, e);
-  }
-
-  private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (type.isInstance(t)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static StatusException throttled(String node, String cause, long retryAfterMillis,
-      String description) {
-    Metadata trailers = new Metadata();
-    trailers.put(ErrorTrailers.ERROR, ErrorTrailers.WRITE_THROTTLED);
-    trailers.put(ErrorTrailers.THROTTLED_NODE, node);
-    trailers.put(ErrorTrailers.THROTTLE_CAUSE, cause);
-    trailers.put(ErrorTrailers.RETRY_AFTER_MS, Long.toString(retryAfterMillis));
-    return Status.RESOURCE_EXHAUSTED.withDescription(description).asException(trailers);
-  }
-
-  /** UNAVAILABLE, with the NO_LEADER trailer when {@code e} says no leader could be reached. */
-  private static StatusException unavailable(String description, Throwable e) {
-    Metadata trailers = new Metadata();
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof NotLeaderException || t instanceof LeaderNotReadyException
-          || t instanceof RaftRetryFailureException) {
-        trailers.put(ErrorTrailers.ERROR, ErrorTrailers.NO_LEADER);
-        break;
-      }
-    }
-    return Status.UNAVAILABLE.withDescription(description).asException(trailers);
   }
 
   /**
@@ -267,8 +205,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
   }
 
   private Reply read(Query q, Consistency consistency) throws IOException, StatusException {
-    Message m = Message.valueOf(
-        org.apache.ratis.thirdparty.com.google.protobuf.ByteString.copyFrom(Query.encode(q)));
+    Message m = Messages.of(Query.encode(q));
     if (consistency == Consistency.STALE) {
       return Reply.decode(stateMachine.query(m).join().getContent().toByteArray());
     }
@@ -277,7 +214,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
       r = raft.io().sendReadOnly(m);
     }
     if (!r.isSuccess()) {
-      throw unavailable("the read could not be served: " + r.getException(), r.getException());
+      throw StatusMapper.unavailable("the read could not be served: " + r.getException(), r.getException());
     }
     return Reply.decode(r.getMessage().getContent().toByteArray());
   }
@@ -288,9 +225,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
     try {
       response = call.run();
     } catch (LimitExceeded bad) {
-      Metadata trailers = new Metadata();
-      trailers.put(ErrorTrailers.ERROR, bad.error);
-      out.onError(Status.INVALID_ARGUMENT.withDescription(bad.getMessage()).asException(trailers));
+      out.onError(StatusMapper.limitExceeded(bad.error, bad.getMessage()));
       return;
     } catch (IllegalArgumentException bad) {
       out.onError(Status.INVALID_ARGUMENT.withDescription(bad.getMessage()).asException());
@@ -299,7 +234,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
       out.onError(s);
       return;
     } catch (IOException | RuntimeException e) {
-      out.onError(unavailable(String.valueOf(e), e));
+      out.onError(StatusMapper.unavailable(String.valueOf(e), e));
       return;
     }
     out.onNext(response);

@@ -1,7 +1,7 @@
 package io.shale.node.api;
 
 import io.grpc.ManagedChannel;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.shale.node.transport.NodeChannels;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -15,8 +15,7 @@ public final class PeerChannels implements AutoCloseable {
   }
 
   public ManagedChannel to(String address) {
-    return channels.computeIfAbsent(address, a -> NettyChannelBuilder.forTarget(a).usePlaintext()
-        .maxInboundMessageSize(maxMessageBytes).build());
+    return channels.computeIfAbsent(address, a -> NodeChannels.open(a, maxMessageBytes));
   }
 
   @Override

@@ -1,6 +1,8 @@
 package io.shale.node.pressure;
 
+import io.shale.engine.concurrent.DaemonThreads;
 import io.shale.engine.pressure.WritePressure;
+import io.shale.node.statemachine.Messages;
 import io.shale.node.statemachine.Query;
 import io.shale.node.statemachine.Reply;
 import java.io.IOException;
@@ -32,9 +34,7 @@ import org.apache.ratis.retry.RetryPolicies;
  * added or removed are polled or forgotten. A member that does not answer is not reported.
  */
 public final class PressurePoller implements AutoCloseable {
-  private static final Message QUERY = Message.valueOf(
-      org.apache.ratis.thirdparty.com.google.protobuf.ByteString.copyFrom(
-          Query.encode(new Query.Pressure())));
+  private static final Message QUERY = Messages.of(Query.encode(new Query.Pressure()));
   /** Members that may be unresponsive at once without delaying the others' reports. */
   private static final int THREADS = 8;
 
@@ -58,11 +58,8 @@ public final class PressurePoller implements AutoCloseable {
     this.properties = properties;
     this.into = into;
     this.intervalMillis = interval.toMillis();
-    this.timer = Executors.newScheduledThreadPool(THREADS, r -> {
-      Thread t = new Thread(r, "pressure-poller-" + self);
-      t.setDaemon(true);
-      return t;
-    });
+    this.timer = Executors.newScheduledThreadPool(THREADS,
+        DaemonThreads.named("pressure-poller-" + self));
     timer.scheduleWithFixedDelay(this::followMembers, 0, intervalMillis, TimeUnit.MILLISECONDS);
   }
 

@@ -1,5 +1,6 @@
 package io.shale.node.server;
 
+import io.shale.engine.concurrent.DaemonThreads;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -25,11 +26,7 @@ final class HttpEndpoints implements AutoCloseable {
       Readiness readiness) throws IOException {
     server = HttpServer.create(new InetSocketAddress(NodeConfig.host(address),
         NodeConfig.port(address)), 16);
-    server.setExecutor(Executors.newFixedThreadPool(2, r -> {
-      Thread t = new Thread(r, "http-endpoints");
-      t.setDaemon(true);
-      return t;
-    }));
+    server.setExecutor(Executors.newFixedThreadPool(2, DaemonThreads.named("http-endpoints")));
     server.createContext("/metrics", ex -> {
       beforeScrape.run();
       respond(ex, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape());

@@ -60,13 +60,41 @@ public record NodeConfig(String id, String cluster, Path dataDir, String raftAdd
    * @param pendingWriteBytes the same bound in bytes
    * @param pressureReportMaxAge a follower's write-pressure report older than this is ignored
    * @param pressurePollInterval how often the leader asks each follower for its pressure
+   * @param adminTimeout how long a membership change, leadership transfer or snapshot call waits
+   *     for the leader's answer
+   * @param groupCommitThreads log entries of grouped client writes in flight at once
+   * @param groupCommitMaxWrites writes in one group (one log entry)
+   * @param groupCommitMaxBytes bytes after which a group stops growing
+   * @param snapshotReloadWait how long a snapshot fetch waits for the reload of the install
+   *     before it
+   * @param snapshotInstallSettle how long after a reload a new fetch still waits (Ratis marks its
+   *     applier running again a few statements after the reload returns)
+   * @param checkpointLease a snapshot transfer's pin on a checkpoint lapses after this long unused
    */
   public record RaftSettings(Duration electionTimeout, long snapshotEveryEntries,
       long logSegmentSize, long purgeGap, int pendingWriteLimit, long pendingWriteBytes,
-      Duration pressureReportMaxAge, Duration pressurePollInterval) {
+      Duration pressureReportMaxAge, Duration pressurePollInterval, Duration adminTimeout,
+      int groupCommitThreads, int groupCommitMaxWrites, long groupCommitMaxBytes,
+      Duration snapshotReloadWait, Duration snapshotInstallSettle, Duration checkpointLease) {
+    /** The consensus settings with every later knob at its default. */
+    public RaftSettings(Duration electionTimeout, long snapshotEveryEntries, long logSegmentSize,
+        long purgeGap, int pendingWriteLimit, long pendingWriteBytes,
+        Duration pressureReportMaxAge, Duration pressurePollInterval) {
+      this(electionTimeout, snapshotEveryEntries, logSegmentSize, purgeGap, pendingWriteLimit,
+          pendingWriteBytes, pressureReportMaxAge, pressurePollInterval, Duration.ofSeconds(30),
+          4, 256, 1 << 20, Duration.ofSeconds(60), Duration.ofMillis(200),
+          Duration.ofSeconds(120));
+    }
+
     public static RaftSettings defaults() {
       return new RaftSettings(Duration.ofSeconds(1), 100_000, 8 << 20, 1024, 4096, 64L << 20,
           Duration.ofSeconds(2), Duration.ofMillis(250));
+    }
+
+    /** The state machine's share of these settings. */
+    public io.shale.node.statemachine.StateMachineSettings stateMachine(long scanPageBytes) {
+      return new io.shale.node.statemachine.StateMachineSettings(snapshotReloadWait,
+          snapshotInstallSettle, checkpointLease, scanPageBytes);
     }
   }
 
@@ -74,7 +102,12 @@ public record NodeConfig(String id, String cluster, Path dataDir, String raftAdd
    * Request limits; larger requests are INVALID_ARGUMENT naming the limit. The gRPC message size
    * is set from {@code maxValueBytes}, with room for the key and the envelope.
    */
-  public record Limits(int maxKeyBytes, int maxValueBytes) {
+  public record Limits(int maxKeyBytes, int maxValueBytes, long scanPageBytes) {
+    /** Key and value limits, with the default scan page size. */
+    public Limits(int maxKeyBytes, int maxValueBytes) {
+      this(maxKeyBytes, maxValueBytes, 4L << 20);
+    }
+
     public static Limits defaults() {
       return new Limits(64 << 10, 16 << 20);
     }
@@ -90,8 +123,10 @@ public record NodeConfig(String id, String cluster, Path dataDir, String raftAdd
           "http_address"),
       "raft", List.of("election_timeout", "snapshot_every_entries", "log_segment_size",
           "purge_gap", "pending_write_limit", "pending_write_bytes", "pressure_report_max_age",
-          "pressure_poll_interval"),
-      "limits", List.of("max_key_size", "max_value_size"));
+          "pressure_poll_interval", "admin_timeout", "group_commit_threads",
+          "group_commit_max_writes", "group_commit_max_bytes", "snapshot_reload_wait",
+          "snapshot_install_settle", "checkpoint_lease"),
+      "limits", List.of("max_key_size", "max_value_size", "scan_page_size"));
   private static final List<String> PEER_KEYS = List.of("id", "raft_address", "api_address");
 
   /**
@@ -146,7 +181,14 @@ public record NodeConfig(String id, String cluster, Path dataDir, String raftAdd
             d.pendingWriteLimit())),
         v.size("raft.pending_write_bytes", d.pendingWriteBytes()),
         v.duration("raft.pressure_report_max_age", d.pressureReportMaxAge()),
-        v.duration("raft.pressure_poll_interval", d.pressurePollInterval()));
+        v.duration("raft.pressure_poll_interval", d.pressurePollInterval()),
+        v.duration("raft.admin_timeout", d.adminTimeout()),
+        (int) v.between("raft.group_commit_threads", d.groupCommitThreads(), 1, 64),
+        (int) v.between("raft.group_commit_max_writes", d.groupCommitMaxWrites(), 1, 65_536),
+        v.size("raft.group_commit_max_bytes", d.groupCommitMaxBytes()),
+        v.duration("raft.snapshot_reload_wait", d.snapshotReloadWait()),
+        v.duration("raft.snapshot_install_settle", d.snapshotInstallSettle()),
+        v.duration("raft.checkpoint_lease", d.checkpointLease()));
     Limits dl = Limits.defaults();
     long maxKey = v.size("limits.max_key_size", dl.maxKeyBytes());
     long maxValue = v.size("limits.max_value_size", dl.maxValueBytes());
@@ -176,7 +218,8 @@ public record NodeConfig(String id, String cluster, Path dataDir, String raftAdd
     }
     EngineOptions engine = EngineConfig.parse(text);
     return new NodeConfig(id, v.string("node.cluster", "shale"), dataDir, raftAddress,
-        apiAddress, httpAddress, peers, raft, new Limits((int) maxKey, (int) maxValue), engine);
+        apiAddress, httpAddress, peers, raft, new Limits((int) maxKey, (int) maxValue,
+            v.size("limits.scan_page_size", dl.scanPageBytes())), engine);
   }
 
   private static List<Peer> peers(TomlParseResult toml) {
@@ -331,6 +374,16 @@ public record NodeConfig(String id, String cluster, Path dataDir, String raftAdd
       }
       if (n <= 0) {
         throw new IllegalArgumentException(key + " must be at least 1, got " + n);
+      }
+      return n;
+    }
+
+    /** An integer in {@code [min, max]}; the error names the key and the range. */
+    long between(String key, long fallback, long min, long max) {
+      long n = positive(key, fallback);
+      if (n < min || n > max) {
+        throw new IllegalArgumentException(key + " must be between " + min + " and " + max
+            + ", got " + n);
       }
       return n;
     }

@@ -5,6 +5,8 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs one node until SIGTERM or SIGINT, then shuts it down gracefully (stops taking requests,
@@ -20,6 +22,8 @@ import java.util.concurrent.CountDownLatch;
  * for bad arguments or configuration (the message names the key), 1 if the node fails to start.
  */
 public final class NodeMain {
+  private static final Logger LOG = LoggerFactory.getLogger(NodeMain.class);
+
   private NodeMain() {}
 
   public static void main(String[] args) throws Exception {
@@ -51,7 +55,7 @@ public final class NodeMain {
     try {
       c = NodeConfig.load(config, overrides);
     } catch (IllegalArgumentException e) {
-      System.err.println("shale-node: invalid configuration: " + e.getMessage());
+      LOG.error("invalid configuration: {}", e.getMessage());
       System.exit(2);
       return;
     }
@@ -59,17 +63,20 @@ public final class NodeMain {
     try {
       node = ShaleNode.start(c, join);
     } catch (Exception e) {
-      System.err.println("shale-node: node " + c.id() + " failed to start: " + e);
+      LOG.error("node {} failed to start", c.id(), e);
       System.exit(1);
       return;
     }
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {
-        System.err.println("shale-node: " + c.id() + " shutting down");
+        // On stdout beside the "ready" line: scripts and tests follow a node's lifecycle there.
+        System.out.println(c.id() + " shutting down");
+        System.out.flush();
+        LOG.info("{} shutting down", c.id());
         node.close();
       } catch (Exception e) {
-        System.err.println("shale-node: closing node " + c.id() + ": " + e);
+        LOG.error("closing node {} failed", c.id(), e);
       } finally {
         stopped.countDown();
       }
@@ -81,9 +88,9 @@ public final class NodeMain {
 
   private static void usage(String problem) {
     if (problem != null) {
-      System.err.println("shale-node: " + problem);
+      LOG.error(problem);
     }
-    System.err.println("usage: shale-node --config FILE [--join] [--set section.key=value ...]");
+    System.out.println("usage: shale-node --config FILE [--join] [--set section.key=value ...]");
     System.exit(problem == null ? 0 : 2);
   }
 }

@@ -8,6 +8,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.shale.engine.Engine;
 import io.shale.engine.pressure.WritePressure;
 import io.shale.node.api.ClusterService;
+import io.shale.node.api.GroupCommit;
 import io.shale.node.api.KvService;
 import io.shale.node.api.PeerChannels;
 import io.shale.node.metrics.GrpcMeters;
@@ -16,6 +17,8 @@ import io.shale.node.metrics.RatisMetricsBridge;
 import io.shale.node.pressure.PressurePoller;
 import io.shale.node.pressure.ReplicaPressure;
 import io.shale.node.snapshot.SnapshotTransferService;
+import io.shale.node.ratis.LeftoverSenders;
+import io.shale.node.ratis.RaftRecipientCheck;
 import io.shale.node.statemachine.ShaleStateMachine;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -100,8 +103,8 @@ public final class ShaleNode implements AutoCloseable {
     // Off, against Ratis's default: with "append-entries compose" a follower that receives a
     // request starting where one still being written starts answers SUCCESS up to the second
     // one's last entry while only the first one's entries get written. The leader then never
-    // resends the difference and the follower stays behind for good (found by the nemesis
-    // suite; FollowerAppendTest). Without it each request is appended in order.
+    // resends the difference and the follower stays behind for good (FollowerAppendTest).
+    // Without it each request is appended in order.
     RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(p, false);
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, s.snapshotEveryEntries());
@@ -115,7 +118,7 @@ public final class ShaleNode implements AutoCloseable {
     // Ratis refuses a log entry larger than its appender buffer (4 MB by default), which a
     // 16 MiB value (or a group commit of many 64 KiB values) is: room for the largest entry.
     long largestEntry = Math.max(4L << 20,
-        limits.maxMessageBytes() + io.shale.node.api.GroupCommit.MAX_BYTES);
+        limits.maxMessageBytes() + s.groupCommitMaxBytes());
     RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, SizeInBytes.valueOf(largestEntry));
     // Ratis requires its log write buffer to hold the largest entry.
     RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf(
@@ -170,7 +173,8 @@ public final class ShaleNode implements AutoCloseable {
     GrpcConfigKeys.Server.setPort(p, NodeConfig.port(config.raftAddress()));
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     registry.config().commonTags("node", config.id());
-    ShaleStateMachine sm = new ShaleStateMachine(config.dataDir(), config.engine(), registry);
+    ShaleStateMachine sm = new ShaleStateMachine(config.dataDir(), config.engine(), registry,
+        config.raft().stateMachine(config.limits().scanPageBytes()));
     RaftGroup initial = join && !existing ? RaftGroup.valueOf(group.getGroupId()) : group;
     // Every Raft message must be for this node (see RaftRecipientCheck).
     org.apache.ratis.conf.Parameters parameters = new org.apache.ratis.conf.Parameters();
@@ -208,7 +212,7 @@ public final class ShaleNode implements AutoCloseable {
   private RaftClient adminClient(RaftGroup members, RaftPeerId leader) {
     RaftProperties p = new RaftProperties(properties);
     RaftClientConfigKeys.Rpc.setRequestTimeout(p,
-        TimeDuration.valueOf(ClusterService.ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
+        TimeDuration.valueOf(config.raft().adminTimeout().toMillis(), TimeUnit.MILLISECONDS));
     RetryPolicy noRetry = RetryPolicies.noRetry();
     return RaftClient.newBuilder().setProperties(p).setRaftGroup(members).setLeaderId(leader)
         .setRetryPolicy(ExceptionDependentRetry.newBuilder()
@@ -241,12 +245,14 @@ public final class ShaleNode implements AutoCloseable {
     peerChannels = new PeerChannels(config.limits().maxMessageBytes());
     GrpcMeters grpcMeters = new GrpcMeters(registry);
     kv = new KvService(division, stateMachine, forwarder, config.limits().maxKeyBytes(),
-        config.limits().maxValueBytes(), registry);
+        config.limits().maxValueBytes(), registry, new GroupCommit.Bounds(
+            config.raft().groupCommitThreads(), config.raft().groupCommitMaxWrites(),
+            config.raft().groupCommitMaxBytes()));
     api = NettyServerBuilder.forAddress(new InetSocketAddress(NodeConfig.host(config.apiAddress()),
             NodeConfig.port(config.apiAddress())))
         .addService(ServerInterceptors.intercept(kv, grpcMeters))
         .addService(ServerInterceptors.intercept(new ClusterService(division, stateMachine,
-            this::adminClient, peerChannels), grpcMeters))
+            this::adminClient, peerChannels, config.raft().adminTimeout()), grpcMeters))
         .addService(new SnapshotTransferService(stateMachine.checkpoints(),
             stateMachine::takeCheckpoint))
         .maxInboundMessageSize(config.limits().maxMessageBytes())

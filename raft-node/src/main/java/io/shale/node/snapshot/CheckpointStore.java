@@ -20,14 +20,16 @@ import java.util.stream.Stream;
 /**
  * The checkpoints of one node under {@code dataDir/checkpoints}, each named
  * {@code checkpoint-<term>-<index>}. The newest is kept; an older one is deleted as soon as no
- * transfer pins it. A transfer's pin lapses after {@link #LEASE_NANOS} without use, so a follower
+ * transfer pins it. A transfer's pin lapses after its lease without use, so a follower
  * that died mid-transfer does not keep files forever.
  *
  * <p>Thread-safe: Ratis takes snapshots on its apply thread while transfers run on gRPC threads.
  */
 public final class CheckpointStore {
   /** A pin unused for this long is dropped (two minutes: far above one chunk's transfer time). */
-  static final long LEASE_NANOS = 120_000_000_000L;
+  static final java.time.Duration DEFAULT_LEASE = java.time.Duration.ofSeconds(120);
+
+  private final long leaseNanos;
 
   private final Path root;
   /** By index; the last entry is the newest checkpoint. */
@@ -68,6 +70,12 @@ public final class CheckpointStore {
   public record FileEntry(String name, long size, byte[] sha256) {}
 
   public CheckpointStore(Path root) throws IOException {
+    this(root, DEFAULT_LEASE);
+  }
+
+  /** @param lease a transfer's pin lapses after this long unused ({@code raft.checkpoint_lease}) */
+  public CheckpointStore(Path root, java.time.Duration lease) throws IOException {
+    this.leaseNanos = lease.toNanos();
     this.root = root;
     Files.createDirectories(root);
     // After a restart no transfer pins anything: keep only the newest complete checkpoint.
@@ -184,7 +192,7 @@ public final class CheckpointStore {
     Long newest = checkpoints.isEmpty() ? null : checkpoints.lastKey();
     List<Long> drop = new ArrayList<>();
     for (Checkpoint c : checkpoints.values()) {
-      boolean leased = c.pins > 0 && now - c.lastUse < LEASE_NANOS;
+      boolean leased = c.pins > 0 && now - c.lastUse < leaseNanos;
       if (c.index != newest && !leased) {
         drop.add(c.index);
       }
@@ -201,8 +209,8 @@ public final class CheckpointStore {
   /**
    * The SHA-256 of a whole file. Not a CRC32C: the engine's files are sequences of records that
    * each end with their own CRC32C, and by the CRC's linearity such a file's whole-file CRC32C
-   * depends on its record lengths, not their contents (two blob files of equal value lengths
-   * had the same one; nemesis run 11 of 2026-12-01).
+   * depends on its record lengths, not their contents: two blob files of equal value lengths
+   * have the same one (SnapshotFetcherTest).
    */
   public static byte[] sha256(Path file) throws IOException {
     MessageDigest sha = newSha256();

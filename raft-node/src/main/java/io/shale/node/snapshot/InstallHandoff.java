@@ -10,18 +10,17 @@ import org.apache.ratis.server.protocol.TermIndex;
  * <p>Ratis 3.3 in notification mode hands an install over in three steps: the state machine's
  * fetch future completes ({@link #delivered}); a later install notification from a leader makes
  * Ratis pause the state machine ({@link #reloadStarting}) and reload it on its apply thread
- * ({@link #reloaded}). Two rules keep that hand-off whole, each learnt from a follower the
- * nemesis left behind for good:
+ * ({@link #reloaded}). Two rules keep that hand-off whole (InstallHandoffTest,
+ * InstallAcrossLeaderChangeTest; docs/postmortems/ 08 and 09):
  * <ul>
  *   <li>No fetch starts while a reload runs ({@link #awaitNoReload}). A fetch started by the
  *       notification right after a reload began made the reload's swap wait for it and open the
  *       newer checkpoint, and the next notification paused the state machine while the engine
- *       was still opening; Ratis, having already taken the install, never reloaded it (run 31,
- *       2026-12-01).</li>
+ *       was still opening; Ratis, having already taken the install, never reloaded it.</li>
  *   <li>A delivered install that no leader consumes within a bound is consumed on the current
  *       leader's behalf ({@link #unconsumedFor}). Ratis refuses appends until a notification
  *       comes, and a leader elected after the fetch ended, whose log still holds the follower's
- *       next entry, never sends one (run 19, 2026-12-01).</li>
+ *       next entry, never sends one ({@code io.shale.node.ratis.StrandedInstallWatch}).</li>
  * </ul>
  */
 public final class InstallHandoff {
@@ -32,13 +31,25 @@ public final class InstallHandoff {
    * few statements after the reload returns, and a reload it is asked for before that is lost
    * (the applier overwrites the request), which would leave the follower paused for good.
    */
-  static final Duration SETTLE = Duration.ofMillis(200);
+  static final Duration DEFAULT_SETTLE = Duration.ofMillis(200);
+
+  private final Duration settle;
 
   private Stage stage = Stage.IDLE;
   private TermIndex delivered;
   private String requester;
   private long deliveredAtNanos;
-  private long reloadEndedAtNanos = System.nanoTime() - SETTLE.toNanos();
+  private long reloadEndedAtNanos;
+
+  public InstallHandoff() {
+    this(DEFAULT_SETTLE);
+  }
+
+  /** @param settle how long after a reload ends a fetch still waits ({@code raft.snapshot_install_settle}) */
+  public InstallHandoff(Duration settle) {
+    this.settle = settle;
+    this.reloadEndedAtNanos = System.nanoTime() - settle.toNanos();
+  }
 
   /** The fetch asked for by {@code requester} returns {@code fetched} to Ratis. */
   public synchronized void delivered(TermIndex fetched, String requester) {
@@ -97,7 +108,7 @@ public final class InstallHandoff {
   }
 
   /**
-   * Waits until no reload runs, nor ended less than {@link #SETTLE} ago.
+   * Waits until no reload runs, nor ended less than {@code settle} ago.
    *
    * @return false if one still ran after {@code bound}
    */
@@ -105,7 +116,7 @@ public final class InstallHandoff {
     long deadline = System.nanoTime() + bound.toNanos();
     while (true) {
       long now = System.nanoTime();
-      long settled = reloadEndedAtNanos + SETTLE.toNanos();
+      long settled = reloadEndedAtNanos + settle.toNanos();
       if (stage != Stage.RELOADING && now - settled >= 0) {
         return true;
       }

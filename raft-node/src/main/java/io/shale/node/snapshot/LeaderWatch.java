@@ -7,9 +7,8 @@ package io.shale.node.snapshot;
  * <p>Why it matters: Ratis 3.3 reloads the state machine after a fetch only when a leader sends
  * the follower its next install notification, and until then refuses every append ("snapshot
  * installation is in progress"). A new leader whose log still holds the follower's next entry
- * sends appends, never a notification, so the follower would stay behind for good (the nemesis
- * saw it on 5 nodes: a 16 s fetch from n5, n3 elected meanwhile, n4 refusing n3's appends for
- * minutes). A fetch whose requester was replaced is therefore given up: Ratis then clears its
+ * sends appends, never a notification, so the follower would stay behind for good
+ * (InstallAcrossLeaderChangeTest; docs/postmortems/07). A fetch whose requester was replaced is therefore given up: Ratis then clears its
  * install in progress, and the follower takes the new leader's entries, or its notification.
  */
 public final class LeaderWatch {

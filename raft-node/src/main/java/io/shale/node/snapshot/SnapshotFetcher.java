@@ -1,7 +1,6 @@
 package io.shale.node.snapshot;
 
 import io.grpc.ManagedChannel;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.shale.engine.io.DurableFiles;
 import io.shale.engine.version.FileNames;
 import io.shale.node.snapshot.proto.CheckpointFile;
@@ -11,6 +10,7 @@ import io.shale.node.snapshot.proto.ManifestRequest;
 import io.shale.node.snapshot.proto.ManifestResponse;
 import io.shale.node.snapshot.proto.ReleaseRequest;
 import io.shale.node.snapshot.proto.SnapshotTransferGrpc;
+import io.shale.node.transport.NodeChannels;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -47,8 +47,8 @@ public final class SnapshotFetcher {
    */
   public static Result fetch(String address, long minIndex, String requester, Path engineDir,
       StagedInstall staged) throws IOException {
-    ManagedChannel channel = NettyChannelBuilder.forTarget(address).usePlaintext()
-        .maxInboundMessageSize(SnapshotTransferService.CHUNK_BYTES + (1 << 20)).build();
+    ManagedChannel channel = NodeChannels.open(address,
+        SnapshotTransferService.CHUNK_BYTES + (1 << 20));
     try {
       SnapshotTransferGrpc.SnapshotTransferBlockingStub stub =
           SnapshotTransferGrpc.newBlockingStub(channel);

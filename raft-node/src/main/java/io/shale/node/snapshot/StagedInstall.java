@@ -25,9 +25,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * </ul>
  *
  * <p>A fetch ({@link #stage}) and a swap never overlap: Ratis may ask for the next install while
- * it still reloads the state machine after the last one (the nemesis saw a reload's cleanup
- * delete {@code install-tmp} under a second fetch, which failed the state machine and took the
- * node out of the group for good). A swap waits for a fetch in progress and swaps in what it
+ * it still reloads the state machine after the last one, and a reload's cleanup deleting
+ * {@code install-tmp} under a second fetch fails the state machine (StagedInstallTest;
+ * docs/postmortems/06). A swap waits for a fetch in progress and swaps in what it
  * staged. {@link #recover} is for start-up only, before any fetch.
  */
 public final class StagedInstall {

@@ -79,4 +79,51 @@ class NodeConfigTest {
     assertThatThrownBy(() -> NodeConfig.parse(MINIMAL + "[nodes]\nx = 1\n", List.of(),
         Path.of("/"))).hasMessageContaining("[nodes]");
   }
+
+  @Test
+  void everyTimingAndSizingKnobIsReadFromTheFile() {
+    NodeConfig c = NodeConfig.parse(MINIMAL, List.of("raft.admin_timeout=45s",
+        "raft.group_commit_threads=2", "raft.group_commit_max_writes=64",
+        "raft.group_commit_max_bytes=256KiB", "raft.snapshot_reload_wait=90s",
+        "raft.snapshot_install_settle=50ms", "raft.checkpoint_lease=5m",
+        "limits.scan_page_size=1MiB"), Path.of("/srv"));
+    NodeConfig.RaftSettings r = c.raft();
+    assertThat(r.adminTimeout()).isEqualTo(Duration.ofSeconds(45));
+    assertThat(r.groupCommitThreads()).isEqualTo(2);
+    assertThat(r.groupCommitMaxWrites()).isEqualTo(64);
+    assertThat(r.groupCommitMaxBytes()).isEqualTo(256 << 10);
+    assertThat(r.snapshotReloadWait()).isEqualTo(Duration.ofSeconds(90));
+    assertThat(r.snapshotInstallSettle()).isEqualTo(Duration.ofMillis(50));
+    assertThat(r.checkpointLease()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(c.limits().scanPageBytes()).isEqualTo(1 << 20);
+    assertThat(r.stateMachine(c.limits().scanPageBytes()).reloadWait())
+        .isEqualTo(Duration.ofSeconds(90));
+  }
+
+  @Test
+  void aKnobOutOfItsRangeIsRefusedNamingTheKeyAndTheRange() {
+    assertThatThrownBy(() -> NodeConfig.parse(MINIMAL, List.of("raft.group_commit_threads=65"),
+        Path.of("/srv"))).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("raft.group_commit_threads").hasMessageContaining("1 and 64");
+    assertThatThrownBy(() -> NodeConfig.parse(MINIMAL, List.of("raft.group_commit_max_writes=0"),
+        Path.of("/srv"))).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("raft.group_commit_max_writes");
+    assertThatThrownBy(() -> NodeConfig.parse(MINIMAL, List.of("raft.checkpoint_lease=soon"),
+        Path.of("/srv"))).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("raft.checkpoint_lease");
+  }
+
+  @Test
+  void theSampleFileDocumentsEveryKey() throws Exception {
+    String sample = java.nio.file.Files.readString(SAMPLE);
+    for (String key : List.of("election_timeout", "snapshot_every_entries", "log_segment_size",
+        "purge_gap", "pending_write_limit", "pending_write_bytes", "pressure_report_max_age",
+        "pressure_poll_interval", "admin_timeout", "group_commit_threads",
+        "group_commit_max_writes", "group_commit_max_bytes", "snapshot_reload_wait",
+        "snapshot_install_settle", "checkpoint_lease", "max_key_size", "max_value_size",
+        "scan_page_size")) {
+      assertThat(sample).as("ops/config/node.toml documents %s", key)
+          .containsPattern("(?m)^" + key + " = ");
+    }
+  }
 }

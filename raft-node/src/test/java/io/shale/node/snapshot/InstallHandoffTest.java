@@ -81,7 +81,7 @@ class InstallHandoffTest {
     assertThat(h.awaitNoReload(Duration.ZERO)).as("just after the reload").isFalse();
     assertThat(h.awaitNoReload(Duration.ofSeconds(5))).isTrue();
     assertThat(Duration.ofNanos(System.nanoTime() - start))
-        .isGreaterThanOrEqualTo(InstallHandoff.SETTLE);
+        .isGreaterThanOrEqualTo(InstallHandoff.DEFAULT_SETTLE);
   }
 
   @Test

@@ -1,5 +1,6 @@
-package io.shale.node.server;
+package io.shale.node.ratis;
 
+import io.shale.engine.concurrent.DaemonThreads;
 import java.io.IOException;
 import java.util.Collection;
 import java.util.HashSet;
@@ -21,16 +22,16 @@ import org.slf4j.LoggerFactory;
  * Makes this node step down when, as a new leader, it keeps sending its log to a peer that a
  * membership change removed: a sender left over from the configuration it was elected with.
  *
- * <p>How Ratis 3.3.0 leaves one (master at RATIS-2610 has the same code): a new leader makes a
+ * <p>How Ratis 3.3.0 leaves one: a new leader makes a
  * log sender for every peer of its configuration, the old members' too when the configuration
  * is transitional (a change half done). It drops the senders of removed peers only when it
  * replicates the final configuration itself, after the transitional one commits. A leader
  * elected while the last configuration in its log is the transitional one never does that: its
  * first entry of the term is the final configuration already. The removed peer's sender then
- * runs for the whole term. Nemesis run 447 (3 nodes, MIXED): n3, the leader, was removed, n2
- * was elected in between and sent to n3 for 222 s. Every add of n3 failed in Ratis ("Found
- * duplicated element n3"), and the empty n3 started to join again took those appends, timed
- * out in no configuration, and shut its Raft group down.
+ * runs for the whole term: every add of that peer fails in Ratis ("Found duplicated element"),
+ * and an empty node started under its id to join again takes those appends and shuts its Raft
+ * group down (RemovalAcrossLeaderChangeTest; docs/postmortems/15 and
+ * docs/upstream/ratis-leader-elected-mid-change-keeps-removed-sender.md).
  *
  * <p>Why stepping down mends it: a term's senders end with it, and the next leader (possibly
  * this node again) is elected with the final configuration, so it makes senders for its members
@@ -39,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * first entry is applied no membership change can start, so a sender for a removed peer found
  * then cannot be the staging of that peer's new add.
  */
-final class LeftoverSenders implements AutoCloseable {
+public final class LeftoverSenders implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LeftoverSenders.class);
   /** How often, and for how long after an election, the check looks at the senders. */
   private static final long POLL_MS = 20;
@@ -50,14 +51,11 @@ final class LeftoverSenders implements AutoCloseable {
   private final ScheduledExecutorService timer;
   private final AtomicLong callIds = new AtomicLong();
 
-  LeftoverSenders(RaftServer server, RaftServer.Division division) {
+  public LeftoverSenders(RaftServer server, RaftServer.Division division) {
     this.server = server;
     this.division = division;
-    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, division.getId() + "-leftover-senders");
-      t.setDaemon(true);
-      return t;
-    });
+    this.timer = Executors.newSingleThreadScheduledExecutor(
+        DaemonThreads.named(division.getId() + "-leftover-senders"));
   }
 
   /**
@@ -65,7 +63,7 @@ final class LeftoverSenders implements AutoCloseable {
    * the one elected, its senders already exist and its configuration is still the one it was
    * elected with, so the peers only the old side of that configuration holds are noted here.
    */
-  void elected(String leaderId) {
+  public void elected(String leaderId) {
     if (!division.getId().toString().equals(leaderId)) {
       return;
     }

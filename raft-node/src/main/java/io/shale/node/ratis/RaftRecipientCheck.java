@@ -1,4 +1,4 @@
-package io.shale.node.server;
+package io.shale.node.ratis;
 
 import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
@@ -26,8 +26,8 @@ import org.apache.ratis.thirdparty.io.grpc.netty.NettyServerBuilder;
  * name did not resolve (the node was down) may later reach whichever node got that address
  * since. Ratis does not check who answers, so a leader then took one node's acknowledgements
  * for another's: a follower stayed behind forever (the leader believed it had entries it never
- * received), and in a 5-node cluster one node's vote could count twice towards a commit. The
- * nemesis suite found this by killing 3 of 5 containers at once. etcd guards the same way: each
+ * received), and in a 5-node cluster one node's vote could count twice towards a commit
+ * (RaftRecipientCheckTest; docs/postmortems/01). etcd guards the same way: each
  * message names its recipient, and a member refuses messages for another.
  *
  * <p>The refusal alone would leave the misdirected channel connected; a maximum connection age
@@ -35,13 +35,13 @@ import org.apache.ratis.thirdparty.io.grpc.netty.NettyServerBuilder;
  * a new connection and resolves the name again. Calls in progress are not cut (no grace limit),
  * so a healthy replication stream is not interrupted.
  */
-final class RaftRecipientCheck implements GrpcServices.Customizer, ServerInterceptor {
+public final class RaftRecipientCheck implements GrpcServices.Customizer, ServerInterceptor {
   /** How long a peer may keep one connection before it must reconnect and re-resolve. */
   static final long MAX_CONNECTION_AGE_SECONDS = 20;
 
   private final String self;
 
-  RaftRecipientCheck(String self) {
+  public RaftRecipientCheck(String self) {
     this.self = self;
   }
 

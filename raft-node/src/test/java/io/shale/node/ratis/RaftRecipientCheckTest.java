@@ -1,9 +1,10 @@
-package io.shale.node.server;
+package io.shale.node.ratis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shale.node.local.LocalCluster;
+import io.shale.node.server.NodeConfig;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.proto.RaftProtos.AppendEntriesRequestProto;

@@ -1,4 +1,4 @@
-package io.shale.node.server;
+package io.shale.node.ratis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

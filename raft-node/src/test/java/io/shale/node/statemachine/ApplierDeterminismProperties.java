@@ -1,0 +1,95 @@
+package io.shale.node.statemachine;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shale.engine.Engine;
+import io.shale.engine.EngineOptions;
+import io.shale.engine.ScanIterator;
+import io.shale.engine.ScanOptions;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.Tuple;
+
+/**
+ * Two replicas applying the same entries from the same state end in the same state with the same
+ * replies; applying every entry a second time (a retry of an identified write) changes nothing.
+ */
+class ApplierDeterminismProperties {
+  @Property(tries = 40)
+  void replicasAgreeAndRetriesApplyOnce(@ForAll("histories") List<Command> history)
+      throws Exception {
+    Path a = Files.createTempDirectory("replica-a");
+    Path b = Files.createTempDirectory("replica-b");
+    try (Engine ea = Engine.open(a, EngineOptions.defaults());
+        Engine eb = Engine.open(b, EngineOptions.defaults())) {
+      CommandApplier applier = new CommandApplier();
+      long index = 0;
+      for (Command c : history) {
+        index++;
+        byte[] ra = commit(applier, ea, c, index);
+        byte[] rb = commit(applier, eb, c, index);
+        assertThat(ra).isEqualTo(rb);
+        if (c instanceof Command.Identified) {
+          List<String> before = dump(ea);
+          index++;
+          byte[] retry = commit(applier, ea, c, index);
+          commit(applier, eb, c, index);
+          assertThat(retry).as("a retry gets the first reply").isEqualTo(ra);
+          assertThat(dump(ea)).as("a retry changes nothing").isEqualTo(before);
+        }
+      }
+      assertThat(dump(ea)).isEqualTo(dump(eb));
+    }
+  }
+
+  private static byte[] commit(CommandApplier applier, Engine e, Command c, long index) {
+    CommandApplier.Applied applied = applier.apply(e, c, index);
+    if (!applied.batch().isEmpty()) {
+      e.applyCommitted(applied.batch(), index);
+    }
+    return applied.reply();
+  }
+
+  private static List<String> dump(Engine e) {
+    List<String> out = new ArrayList<>();
+    try (ScanIterator it = e.scan(new ScanOptions(new byte[] {1}, null, Long.MAX_VALUE, false,
+        false))) {
+      while (it.next()) {
+        out.add(new String(it.key(), UTF_8) + "=" + Arrays.toString(it.value()));
+      }
+    }
+    return out;
+  }
+
+  @Provide
+  Arbitrary<List<Command>> histories() {
+    Arbitrary<byte[]> keys = Arbitraries.of("a", "b", "c", "d").map(s -> s.getBytes(UTF_8));
+    Arbitrary<byte[]> values = Arbitraries.strings().alpha().ofMaxLength(4)
+        .map(s -> s.getBytes(UTF_8));
+    Arbitrary<Command.Op> ops = Arbitraries.oneOf(
+        keys.flatMap(k -> values.map(v -> new Command.Op(k, v))),
+        keys.map(k -> new Command.Op(k, null)));
+    Arbitrary<Command> batch = ops.list().ofMinSize(1).ofMaxSize(3).map(Command.Batch::new);
+    Arbitrary<Command> casValue = keys.flatMap(k -> values.injectNull(0.3)
+        .flatMap(exp -> ops.map(then -> new Command.CompareAndSet(k, exp, then))));
+    Arbitrary<Command> casIndex = keys.flatMap(k -> Arbitraries.longs().between(0, 12)
+        .flatMap(i -> ops.map(then -> new Command.CompareAndSet(k, null, i, then))));
+    Arbitrary<Command> deleteRange = keys.flatMap(s -> keys.injectNull(0.3)
+        .map(e -> new Command.DeleteRange(s, e)));
+    Arbitrary<Command> plain = Arbitraries.oneOf(batch, casValue, casIndex, deleteRange);
+    Arbitrary<Command> identified = Arbitraries.integers().between(0, 1_000_000).flatMap(n -> plain
+            .map(c -> new Command.Identified(("id-" + n).getBytes(UTF_8), c)));
+    return Arbitraries.frequencyOf(
+        Tuple.of(3, plain), Tuple.of(1, identified))
+        .list().ofMaxSize(25);
+  }
+}
