@@ -25,8 +25,12 @@ public final class Batch {
   }
 
   public Batch put(byte[] key, byte[] value) {
-    request.addOps(Op.newBuilder().setPut(KeyValue.newBuilder().setKey(ByteString.copyFrom(key))
-        .setValue(ByteString.copyFrom(value))));
+    request.addOps(
+        Op.newBuilder()
+            .setPut(
+                KeyValue.newBuilder()
+                    .setKey(ByteString.copyFrom(key))
+                    .setValue(ByteString.copyFrom(value))));
     return this;
   }
 
@@ -58,8 +62,12 @@ public final class Batch {
     }
     committed = true;
     BatchRequest req = request.build();
-    return RetryingCall.start(settings, "batch", (ch, t) -> KVGrpc.newFutureStub(ch)
-        .withDeadlineAfter(t, TimeUnit.MILLISECONDS).batch(req)).thenApply(r -> null);
+    return RetryingCall.start(
+            settings,
+            "batch",
+            (ch, t) ->
+                KVGrpc.newFutureStub(ch).withDeadlineAfter(t, TimeUnit.MILLISECONDS).batch(req))
+        .thenApply(r -> null);
   }
 
   public void commit() {

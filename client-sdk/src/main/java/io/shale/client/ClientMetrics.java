@@ -26,10 +26,16 @@ final class ClientMetrics {
     if (registry == null) {
       return;
     }
-    timers.computeIfAbsent(operation + '/' + outcome, k -> Timer.builder("shale.client.requests")
-        .description("Shale client calls, retries included")
-        .tag("operation", operation).tag("outcome", outcome)
-        .publishPercentileHistogram().register(registry))
+    timers
+        .computeIfAbsent(
+            operation + '/' + outcome,
+            k ->
+                Timer.builder("shale.client.requests")
+                    .description("Shale client calls, retries included")
+                    .tag("operation", operation)
+                    .tag("outcome", outcome)
+                    .publishPercentileHistogram()
+                    .register(registry))
         .record(nanos, TimeUnit.NANOSECONDS);
   }
 
@@ -37,9 +43,15 @@ final class ClientMetrics {
     if (registry == null) {
       return;
     }
-    counters.computeIfAbsent(operation + '/' + reason, k -> Counter.builder("shale.client.retries")
-        .description("Shale client attempts retried, by reason")
-        .tag("operation", operation).tag("reason", reason).register(registry))
+    counters
+        .computeIfAbsent(
+            operation + '/' + reason,
+            k ->
+                Counter.builder("shale.client.retries")
+                    .description("Shale client attempts retried, by reason")
+                    .tag("operation", operation)
+                    .tag("reason", reason)
+                    .register(registry))
         .increment();
   }
 }

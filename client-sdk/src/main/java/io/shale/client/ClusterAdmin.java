@@ -15,18 +15,18 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The cluster's administration, through the client's channels and retry policies (etcd's
- * Cluster and Maintenance clients in one): status, membership, leadership, snapshots and
- * compactions. Obtained from {@link ShaleClient#cluster()}; thread-safe.
+ * The cluster's administration, through the client's channels and retry policies (etcd's Cluster
+ * and Maintenance clients in one): status, membership, leadership, snapshots and compactions.
+ * Obtained from {@link ShaleClient#cluster()}; thread-safe.
  *
- * <p>Membership changes go to the leader through the answering node. {@link #snapshot} and
- * {@link #compact} act on the node named (null: the answering node). Reads (status, members)
- * are retried like any call; changes are tried once, within the whole deadline, since a
- * repeated membership change or compaction could fail after the first one succeeded, or act on
- * another node.
+ * <p>Membership changes go to the leader through the answering node. {@link #snapshot} and {@link
+ * #compact} act on the node named (null: the answering node). Reads (status, members) are retried
+ * like any call; changes are tried once, within the whole deadline, since a repeated membership
+ * change or compaction could fail after the first one succeeded, or act on another node.
  */
 public final class ClusterAdmin {
   private final RetryingCall.Settings settings;
+
   /** For what must not be repeated blindly: membership, leadership, snapshot, compaction. */
   private final RetryingCall.Settings once;
 
@@ -40,15 +40,16 @@ public final class ClusterAdmin {
   }
 
   /**
-   * Every member's status, each asked over its own API by the answering node: role, term,
-   * commit and applied index, engine summary (L0 files, pending compaction bytes, compaction
-   * bytes by key and value, bloom memory per level, ...) and write pressure; a member that could
-   * not be asked is listed with {@code reachable = false} and the error. The messages are those
-   * of {@code shale/v1/cluster.proto}.
+   * Every member's status, each asked over its own API by the answering node: role, term, commit
+   * and applied index, engine summary (L0 files, pending compaction bytes, compaction bytes by key
+   * and value, bloom memory per level, ...) and write pressure; a member that could not be asked is
+   * listed with {@code reachable = false} and the error. The messages are those of {@code
+   * shale/v1/cluster.proto}.
    */
   public CompletableFuture<List<NodeStatus>> statusAsync() {
-    return RetryingCall.start(settings, "status", (ch, t) -> stub(ch, t)
-        .status(StatusRequest.getDefaultInstance())).thenApply(r -> r.getNodesList());
+    return RetryingCall.start(
+            settings, "status", (ch, t) -> stub(ch, t).status(StatusRequest.getDefaultInstance()))
+        .thenApply(r -> r.getNodesList());
   }
 
   public List<NodeStatus> status() {
@@ -56,8 +57,11 @@ public final class ClusterAdmin {
   }
 
   public CompletableFuture<Members> membersAsync() {
-    return RetryingCall.start(settings, "members", (ch, t) -> stub(ch, t)
-        .listMembers(ListMembersRequest.getDefaultInstance())).thenApply(ClusterAdmin::members);
+    return RetryingCall.start(
+            settings,
+            "members",
+            (ch, t) -> stub(ch, t).listMembers(ListMembersRequest.getDefaultInstance()))
+        .thenApply(ClusterAdmin::members);
   }
 
   public Members members() {
@@ -65,25 +69,30 @@ public final class ClusterAdmin {
   }
 
   /**
-   * Adds {@code m} as a voting member; its node must already run, started to join
-   * ({@code shale-node --join}). Completes when the new configuration is committed, which
-   * waits until the new member has caught up: the answering node waits up to 30 s for the
-   * leader, so give such calls a deadline above that (the client's default is 10 s).
+   * Adds {@code m} as a voting member; its node must already run, started to join ({@code
+   * shale-node --join}). Completes when the new configuration is committed, which waits until the
+   * new member has caught up: the answering node waits up to 30 s for the leader, so give such
+   * calls a deadline above that (the client's default is 10 s).
    *
-   * <p>Refused at once (FAILED_PRECONDITION in the message) when the node does not answer as
-   * {@code m.id()} at its API address or nothing listens at its Raft address: staged, a member
-   * that never answers would block every other change for as long as writes go on.
+   * <p>Refused at once (FAILED_PRECONDITION in the message) when the node does not answer as {@code
+   * m.id()} at its API address or nothing listens at its Raft address: staged, a member that never
+   * answers would block every other change for as long as writes go on.
    *
-   * <p>One change at a time, as in etcd: while another is in progress (a new member still
-   * catching up) the change fails at once, FAILED_PRECONDITION in the message; ask again once
-   * {@link #members} shows the other one done. A change whose new member makes no progress
-   * (not running, or unreachable from the leader) fails FAILED_PRECONDITION naming that; one
-   * the leader did not answer within 30 s fails DEADLINE_EXCEEDED and may still take effect.
+   * <p>One change at a time, as in etcd: while another is in progress (a new member still catching
+   * up) the change fails at once, FAILED_PRECONDITION in the message; ask again once {@link
+   * #members} shows the other one done. A change whose new member makes no progress (not running,
+   * or unreachable from the leader) fails FAILED_PRECONDITION naming that; one the leader did not
+   * answer within 30 s fails DEADLINE_EXCEEDED and may still take effect.
    */
   public CompletableFuture<Members> addMemberAsync(Member m) {
-    AddMemberRequest req = AddMemberRequest.newBuilder().setMember(
-        io.shale.client.proto.Member.newBuilder().setId(m.id()).setRaftAddress(m.raftAddress())
-            .setApiAddress(m.apiAddress())).build();
+    AddMemberRequest req =
+        AddMemberRequest.newBuilder()
+            .setMember(
+                io.shale.client.proto.Member.newBuilder()
+                    .setId(m.id())
+                    .setRaftAddress(m.raftAddress())
+                    .setApiAddress(m.apiAddress()))
+            .build();
     return RetryingCall.start(once, "addMember", (ch, t) -> stub(ch, t).addMember(req))
         .thenApply(ClusterAdmin::members);
   }
@@ -93,9 +102,9 @@ public final class ClusterAdmin {
   }
 
   /**
-   * Removes member {@code id} if the leader's members are still the ones the answering node
-   * sees (ABORTED otherwise: list the members and ask again); refused like {@link #addMember}
-   * while another change is in progress. A leader that removes itself steps down.
+   * Removes member {@code id} if the leader's members are still the ones the answering node sees
+   * (ABORTED otherwise: list the members and ask again); refused like {@link #addMember} while
+   * another change is in progress. A leader that removes itself steps down.
    */
   public CompletableFuture<Members> removeMemberAsync(String id) {
     RemoveMemberRequest req = RemoveMemberRequest.newBuilder().setId(id).build();
@@ -110,8 +119,9 @@ public final class ClusterAdmin {
   /** Makes {@code id} the leader; completes once the answering node knows it leads. */
   public CompletableFuture<Members> transferLeadershipAsync(String id) {
     TransferLeadershipRequest req = TransferLeadershipRequest.newBuilder().setId(id).build();
-    return RetryingCall.start(once, "transferLeadership",
-        (ch, t) -> stub(ch, t).transferLeadership(req)).thenApply(ClusterAdmin::members);
+    return RetryingCall.start(
+            once, "transferLeadership", (ch, t) -> stub(ch, t).transferLeadership(req))
+        .thenApply(ClusterAdmin::members);
   }
 
   public Members transferLeadership(String id) {
@@ -120,8 +130,8 @@ public final class ClusterAdmin {
 
   /** Takes a snapshot on {@code nodeId} (null: the answering node); returns its log index. */
   public CompletableFuture<Long> snapshotAsync(String nodeId) {
-    SnapshotRequest req = SnapshotRequest.newBuilder()
-        .setNodeId(nodeId == null ? "" : nodeId).build();
+    SnapshotRequest req =
+        SnapshotRequest.newBuilder().setNodeId(nodeId == null ? "" : nodeId).build();
     return RetryingCall.start(once, "snapshot", (ch, t) -> stub(ch, t).snapshot(req))
         .thenApply(r -> r.getIndex());
   }
@@ -132,8 +142,8 @@ public final class ClusterAdmin {
 
   /** Compacts the whole key range on {@code nodeId} (null: the answering node), waiting for it. */
   public CompletableFuture<Void> compactAsync(String nodeId) {
-    CompactRequest req = CompactRequest.newBuilder().setNodeId(nodeId == null ? "" : nodeId)
-        .build();
+    CompactRequest req =
+        CompactRequest.newBuilder().setNodeId(nodeId == null ? "" : nodeId).build();
     return RetryingCall.start(once, "compact", (ch, t) -> stub(ch, t).compact(req))
         .thenApply(r -> null);
   }
@@ -143,10 +153,10 @@ public final class ClusterAdmin {
   }
 
   /**
-   * Holds new compactions and blob GC on {@code nodeId} (null: the answering node) until
-   * {@link #resumeCompactions} or the node's restart; running ones finish. Level 0 then grows
-   * with every flush until write pressure delays and stops writes: for maintenance windows
-   * and for tests of throttling, not for normal running.
+   * Holds new compactions and blob GC on {@code nodeId} (null: the answering node) until {@link
+   * #resumeCompactions} or the node's restart; running ones finish. Level 0 then grows with every
+   * flush until write pressure delays and stops writes: for maintenance windows and for tests of
+   * throttling, not for normal running.
    */
   public CompletableFuture<Void> pauseCompactionsAsync(String nodeId) {
     return compactionControl(nodeId, CompactRequest.Action.PAUSE, "pauseCompactions");
@@ -165,18 +175,23 @@ public final class ClusterAdmin {
     ShaleClient.join(resumeCompactionsAsync(nodeId));
   }
 
-  private CompletableFuture<Void> compactionControl(String nodeId, CompactRequest.Action action,
-      String operation) {
-    CompactRequest req = CompactRequest.newBuilder().setNodeId(nodeId == null ? "" : nodeId)
-        .setAction(action).build();
+  private CompletableFuture<Void> compactionControl(
+      String nodeId, CompactRequest.Action action, String operation) {
+    CompactRequest req =
+        CompactRequest.newBuilder()
+            .setNodeId(nodeId == null ? "" : nodeId)
+            .setAction(action)
+            .build();
     // Pausing or resuming twice is harmless, so these may be retried like reads.
     return RetryingCall.start(settings, operation, (ch, t) -> stub(ch, t).compact(req))
         .thenApply(r -> null);
   }
 
   private static Members members(MembersResponse r) {
-    return new Members(r.getMembersList().stream()
-        .map(m -> new Member(m.getId(), m.getRaftAddress(), m.getApiAddress())).toList(),
+    return new Members(
+        r.getMembersList().stream()
+            .map(m -> new Member(m.getId(), m.getRaftAddress(), m.getApiAddress()))
+            .toList(),
         r.getLeaderId());
   }
 }

@@ -6,10 +6,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
- * The client's channels, one per configured endpoint, opened at build and shared by every call,
- * and which endpoint calls go to first: the leader when the client knows it (a node forwards to
- * the leader anyway; going there directly saves a hop), else the next endpoint after one that
- * failed.
+ * The client's channels, one per configured endpoint, opened at build and shared by every call, and
+ * which endpoint calls go to first: the leader when the client knows it (a node forwards to the
+ * leader anyway; going there directly saves a hop), else the next endpoint after one that failed.
  *
  * <p>Only configured endpoints are used: an address the cluster reports for its leader (as the
  * nodes see it) may not be reachable from the client (containers, NAT), so it is only preferred
@@ -19,8 +18,10 @@ final class Endpoints implements AutoCloseable {
   private final List<String> addresses;
   private final List<ManagedChannel> channels;
   private volatile int preferred;
+
   /** When each endpoint last failed (nanoTime), 0 if never. */
   private final long[] failedAt;
+
   /**
    * A failed endpoint is not preferred again this soon, even if a node still names it leader:
    * followers name the old leader until their election timeout passes.

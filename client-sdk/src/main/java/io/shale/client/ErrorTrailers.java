@@ -3,18 +3,18 @@ package io.shale.client;
 import io.grpc.Metadata;
 
 /**
- * The trailers a node attaches to a failed call so that clients act on a reason rather than
- * parse a message: part of the API contract between the server and this SDK (the status
- * description stays written for people).
+ * The trailers a node attaches to a failed call so that clients act on a reason rather than parse a
+ * message: part of the API contract between the server and this SDK (the status description stays
+ * written for people).
  *
  * <ul>
- *   <li>{@link #ERROR}: {@code KEY_TOO_LARGE} or {@code VALUE_TOO_LARGE} (INVALID_ARGUMENT),
- *       {@code WRITE_THROTTLED} (RESOURCE_EXHAUSTED), {@code NO_LEADER} (UNAVAILABLE: the
- *       cluster has no leader the node can reach).
- *   <li>With {@code WRITE_THROTTLED}: {@link #THROTTLED_NODE} (the replica whose engine refused,
- *       or the leader for its own request queue), {@link #THROTTLE_CAUSE} ({@code L0_FILES},
- *       {@code PENDING_COMPACTION_BYTES}, {@code MEMTABLES}, {@code RAFT_PENDING_REQUESTS}) and
- *       {@link #RETRY_AFTER_MS}.
+ *   <li>{@link #ERROR}: {@code KEY_TOO_LARGE} or {@code VALUE_TOO_LARGE} (INVALID_ARGUMENT), {@code
+ *       WRITE_THROTTLED} (RESOURCE_EXHAUSTED), {@code NO_LEADER} (UNAVAILABLE: the cluster has no
+ *       leader the node can reach).
+ *   <li>With {@code WRITE_THROTTLED}: {@link #THROTTLED_NODE} (the replica whose engine refused, or
+ *       the leader for its own request queue), {@link #THROTTLE_CAUSE} ({@code L0_FILES}, {@code
+ *       PENDING_COMPACTION_BYTES}, {@code MEMTABLES}, {@code RAFT_PENDING_REQUESTS}) and {@link
+ *       #RETRY_AFTER_MS}.
  * </ul>
  */
 public final class ErrorTrailers {

@@ -8,7 +8,11 @@ import java.nio.charset.StandardCharsets;
  * value that may be megabytes long).
  */
 public final class Expectation {
-  enum Kind { VALUE, ABSENT, MOD_INDEX }
+  enum Kind {
+    VALUE,
+    ABSENT,
+    MOD_INDEX
+  }
 
   final Kind kind;
   final byte[] value;
@@ -39,8 +43,8 @@ public final class Expectation {
   }
 
   /**
-   * The key was last modified by the write at {@code modIndex} (from {@link Entry#modIndex()});
-   * 0 means absent.
+   * The key was last modified by the write at {@code modIndex} (from {@link Entry#modIndex()}); 0
+   * means absent.
    */
   public static Expectation modIndex(long modIndex) {
     if (modIndex < 0) {

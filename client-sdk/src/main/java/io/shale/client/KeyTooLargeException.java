@@ -1,8 +1,8 @@
 package io.shale.client;
 
 /**
- * A key longer than the server's {@code limits.max_key_size} (64 KiB by default); the message
- * gives the key's size and the limit. Never retried.
+ * A key longer than the server's {@code limits.max_key_size} (64 KiB by default); the message gives
+ * the key's size and the limit. Never retried.
  */
 public final class KeyTooLargeException extends InvalidRequestException {
   private static final long serialVersionUID = 1L;

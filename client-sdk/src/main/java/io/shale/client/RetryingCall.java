@@ -19,9 +19,9 @@ import java.util.regex.Pattern;
 
 /**
  * One call of the client, through as many attempts as its policies allow, all within the call's
- * deadline: transient failures (UNAVAILABLE, an attempt's timeout) move to another endpoint after
- * a backoff ({@link RetryPolicy}); throttling waits the server's hint on the same endpoint
- * ({@link ThrottlePolicy}); anything else fails at once, translated to a typed exception.
+ * deadline: transient failures (UNAVAILABLE, an attempt's timeout) move to another endpoint after a
+ * backoff ({@link RetryPolicy}); throttling waits the server's hint on the same endpoint ({@link
+ * ThrottlePolicy}); anything else fails at once, translated to a typed exception.
  *
  * <p>The request is built once by the caller, so a retried write carries the same request id.
  */
@@ -33,17 +33,28 @@ final class RetryingCall<T> {
   }
 
   /** The settings a call runs under: one per client. */
-  record Settings(Endpoints endpoints, Duration deadline, RetryPolicy retry,
-      ThrottlePolicy throttle, ScheduledExecutorService timer, ClientMetrics metrics,
+  record Settings(
+      Endpoints endpoints,
+      Duration deadline,
+      RetryPolicy retry,
+      ThrottlePolicy throttle,
+      ScheduledExecutorService timer,
+      ClientMetrics metrics,
       Runnable onEndpointFailure) {
     /**
-     * For requests that must not be repeated blindly (membership changes, or a compaction of
-     * "the answering node", which a retry would send to another node): one attempt, which may
-     * take the whole deadline.
+     * For requests that must not be repeated blindly (membership changes, or a compaction of "the
+     * answering node", which a retry would send to another node): one attempt, which may take the
+     * whole deadline.
      */
     Settings singleAttempt() {
-      return new Settings(endpoints, deadline, new RetryPolicy(1, Duration.ZERO, Duration.ZERO,
-          deadline), ThrottlePolicy.failFast(), timer, metrics, onEndpointFailure);
+      return new Settings(
+          endpoints,
+          deadline,
+          new RetryPolicy(1, Duration.ZERO, Duration.ZERO, deadline),
+          ThrottlePolicy.failFast(),
+          timer,
+          metrics,
+          onEndpointFailure);
     }
   }
 
@@ -55,18 +66,24 @@ final class RetryingCall<T> {
   private final CompletableFuture<T> result = new CompletableFuture<>();
   private final long startNanos = System.nanoTime();
   private final long deadlineNanos;
+
   /** Attempts sent, throttled ones included (for messages). */
   private int attempts;
+
   /** Attempts that failed for a transient reason: what the RetryPolicy bounds. */
   private int transientFailures;
+
   /** An earlier attempt may have been applied (it timed out, or a node failed to commit it). */
   private boolean ambiguous;
+
   private int throttleRetries;
   private long throttleWaitedMillis;
   private Status lastStatus;
   private Throwable lastFailure;
+
   /** The last failure a node sent (not a transport error): the most telling, usually. */
   private Status lastNodeStatus;
+
   private Metadata lastNodeTrailers;
 
   private RetryingCall(Settings s, String operation, Rpc<T> rpc) {
@@ -87,22 +104,30 @@ final class RetryingCall<T> {
   static final long WATCHDOG_GRACE_MILLIS = 1000;
 
   /**
-   * Ends the call at its deadline (plus a grace for the last attempt's own timeout to report
-   * first) whatever became of its attempts: an answer that never came, a retry lost, an
-   * exception thrown on a transport thread: a caller must always get an answer by its deadline,
-   * even with every node killed.
+   * Ends the call at its deadline (plus a grace for the last attempt's own timeout to report first)
+   * whatever became of its attempts: an answer that never came, a retry lost, an exception thrown
+   * on a transport thread: a caller must always get an answer by its deadline, even with every node
+   * killed.
    */
   private void watchdog() {
-    long delay = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime())
-        + WATCHDOG_GRACE_MILLIS;
+    long delay =
+        TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()) + WATCHDOG_GRACE_MILLIS;
     try {
-      ScheduledFuture<?> w = s.timer().schedule(() -> {
-        if (result.isDone()) {
-          return;
-        }
-        fail(System.nanoTime() >= deadlineNanos ? timeout()
-            : new ShaleException("the client was closed during " + operation, null));
-      }, delay, TimeUnit.MILLISECONDS);
+      ScheduledFuture<?> w =
+          s.timer()
+              .schedule(
+                  () -> {
+                    if (result.isDone()) {
+                      return;
+                    }
+                    fail(
+                        System.nanoTime() >= deadlineNanos
+                            ? timeout()
+                            : new ShaleException(
+                                "the client was closed during " + operation, null));
+                  },
+                  delay,
+                  TimeUnit.MILLISECONDS);
       result.whenComplete((v, e) -> w.cancel(false));
     } catch (RuntimeException closed) {
       // A closed client: attempt() says so.
@@ -133,23 +158,27 @@ final class RetryingCall<T> {
       fail(new ShaleException("the client is closed", e));
       return;
     }
-    Futures.addCallback(f, new FutureCallback<T>() {
-      @Override
-      public void onSuccess(T value) {
-        s.metrics().completed(operation, "ok", System.nanoTime() - startNanos);
-        result.complete(value);
-      }
+    Futures.addCallback(
+        f,
+        new FutureCallback<T>() {
+          @Override
+          public void onSuccess(T value) {
+            s.metrics().completed(operation, "ok", System.nanoTime() - startNanos);
+            result.complete(value);
+          }
 
-      @Override
-      public void onFailure(Throwable t) {
-        try {
-          failed(endpoint, t);
-        } catch (RuntimeException | Error e) {
-          fail(new ShaleException("internal error in the client after a failed " + operation
-              + ": " + t, e));
-        }
-      }
-    }, MoreExecutors.directExecutor());
+          @Override
+          public void onFailure(Throwable t) {
+            try {
+              failed(endpoint, t);
+            } catch (RuntimeException | Error e) {
+              fail(
+                  new ShaleException(
+                      "internal error in the client after a failed " + operation + ": " + t, e));
+            }
+          }
+        },
+        MoreExecutors.directExecutor());
   }
 
   private void failed(int endpoint, Throwable t) {
@@ -160,8 +189,10 @@ final class RetryingCall<T> {
       lastNodeStatus = lastStatus;
       lastNodeTrailers = trailers;
     }
-    boolean throttled = lastStatus.getCode() == Status.Code.RESOURCE_EXHAUSTED && trailers != null
-        && ErrorTrailers.WRITE_THROTTLED.equals(trailers.get(ErrorTrailers.ERROR));
+    boolean throttled =
+        lastStatus.getCode() == Status.Code.RESOURCE_EXHAUSTED
+            && trailers != null
+            && ErrorTrailers.WRITE_THROTTLED.equals(trailers.get(ErrorTrailers.ERROR));
     switch (throttled ? Status.Code.RESOURCE_EXHAUSTED : lastStatus.getCode()) {
       case RESOURCE_EXHAUSTED -> {
         if (!throttled) { // gRPC's own (a message too large): not the cluster's write pressure
@@ -177,9 +208,14 @@ final class RetryingCall<T> {
           retryAfter(wait, "WRITE_THROTTLED");
         } else if (ambiguous) {
           // This attempt was refused, but an earlier one may have reached the log and commit.
-          fail(new ShaleUnavailableException("write throttled" + where() + " after an earlier "
-              + "attempt's outcome was unknown, so it may or may not have been applied; "
-              + last(), lastFailure));
+          fail(
+              new ShaleUnavailableException(
+                  "write throttled"
+                      + where()
+                      + " after an earlier "
+                      + "attempt's outcome was unknown, so it may or may not have been applied; "
+                      + last(),
+                  lastFailure));
         } else {
           fail(throttled(trailers, wait));
         }
@@ -193,8 +229,10 @@ final class RetryingCall<T> {
         s.endpoints().failed(endpoint);
         s.onEndpointFailure().run();
         if (transientFailures < s.retry().maxAttempts()) {
-          retryAfter(s.retry().backoffMillis(transientFailures + 1,
-              ThreadLocalRandom.current().nextLong()), lastStatus.getCode().name());
+          retryAfter(
+              s.retry()
+                  .backoffMillis(transientFailures + 1, ThreadLocalRandom.current().nextLong()),
+              lastStatus.getCode().name());
         } else {
           fail(exhausted());
         }
@@ -222,9 +260,17 @@ final class RetryingCall<T> {
   // Translating the last failure into what the caller gets
 
   private String where() {
-    return " (" + operation + ", " + attempts + " attempt" + (attempts == 1 ? "" : "s") + " in "
-        + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos) + " ms on "
-        + s.endpoints().addresses() + ")";
+    return " ("
+        + operation
+        + ", "
+        + attempts
+        + " attempt"
+        + (attempts == 1 ? "" : "s")
+        + " in "
+        + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos)
+        + " ms on "
+        + s.endpoints().addresses()
+        + ")";
   }
 
   private String last() {
@@ -236,15 +282,24 @@ final class RetryingCall<T> {
       last += " (" + lastStatus.getCause().getMessage() + ")";
     }
     if (lastNodeStatus != null && lastNodeStatus != lastStatus) {
-      last += "; last answer from a node " + lastNodeStatus.getCode() + ": "
-          + lastNodeStatus.getDescription();
+      last +=
+          "; last answer from a node "
+              + lastNodeStatus.getCode()
+              + ": "
+              + lastNodeStatus.getDescription();
     }
     return last;
   }
 
   private ShaleTimeoutException timeout() {
-    return new ShaleTimeoutException("no answer within the deadline of " + s.deadline().toMillis()
-        + " ms" + where() + "; " + last() + ". A write may or may not have been applied.",
+    return new ShaleTimeoutException(
+        "no answer within the deadline of "
+            + s.deadline().toMillis()
+            + " ms"
+            + where()
+            + "; "
+            + last()
+            + ". A write may or may not have been applied.",
         lastFailure);
   }
 
@@ -255,11 +310,16 @@ final class RetryingCall<T> {
     }
     if (lastNodeTrailers != null
         && ErrorTrailers.NO_LEADER.equals(lastNodeTrailers.get(ErrorTrailers.ERROR))) {
-      return new NotLeaderException("the cluster has no leader reachable" + where() + "; "
-          + last() + ". Check that a majority of nodes run (shalectl status).", lastFailure);
+      return new NotLeaderException(
+          "the cluster has no leader reachable"
+              + where()
+              + "; "
+              + last()
+              + ". Check that a majority of nodes run (shalectl status).",
+          lastFailure);
     }
-    return new ShaleUnavailableException("no node could serve the request" + where() + "; "
-        + last(), lastFailure);
+    return new ShaleUnavailableException(
+        "no node could serve the request" + where() + "; " + last(), lastFailure);
   }
 
   private ShaleException refused(Metadata trailers) {
@@ -280,9 +340,19 @@ final class RetryingCall<T> {
   private WriteThrottledException throttled(Metadata trailers, long retryAfterMillis) {
     String node = trailers == null ? null : trailers.get(ErrorTrailers.THROTTLED_NODE);
     String cause = trailers == null ? null : trailers.get(ErrorTrailers.THROTTLE_CAUSE);
-    return new WriteThrottledException(lastStatus.getDescription() + where() + " after "
-        + throttleRetries + " throttled retr" + (throttleRetries == 1 ? "y" : "ies") + " ("
-        + throttleWaitedMillis + " ms waited)", node, cause, Duration.ofMillis(retryAfterMillis),
+    return new WriteThrottledException(
+        lastStatus.getDescription()
+            + where()
+            + " after "
+            + throttleRetries
+            + " throttled retr"
+            + (throttleRetries == 1 ? "y" : "ies")
+            + " ("
+            + throttleWaitedMillis
+            + " ms waited)",
+        node,
+        cause,
+        Duration.ofMillis(retryAfterMillis),
         lastFailure);
   }
 

@@ -19,12 +19,12 @@ import java.util.stream.StreamSupport;
 
 /**
  * A range scan, set up fluently and then iterated: {@code client.scan("a", "b").limit(10)
- * .reverse()}. Pages of {@link #pageSize} entries are fetched as the iteration reaches them
- * (each page one call, retried like any other); each iteration runs the scan anew.
+ * .reverse()}. Pages of {@link #pageSize} entries are fetched as the iteration reaches them (each
+ * page one call, retried like any other); each iteration runs the scan anew.
  *
  * <p>Each page is read at its own instant, so a scan of many pages is not one snapshot: a key
- * written behind the scan's position is not seen, one ahead of it is. Not thread-safe while
- * being configured; its iterators are independent.
+ * written behind the scan's position is not seen, one ahead of it is. Not thread-safe while being
+ * configured; its iterators are independent.
  */
 public final class Scan implements Iterable<Entry> {
   private final RetryingCall.Settings settings;
@@ -89,8 +89,9 @@ public final class Scan implements Iterable<Entry> {
 
   /** The entries as a sequential stream, fetched as the stream is consumed. */
   public Stream<Entry> stream() {
-    return StreamSupport.stream(Spliterators.spliteratorUnknownSize(iterator(),
-        Spliterator.ORDERED | Spliterator.NONNULL), false);
+    return StreamSupport.stream(
+        Spliterators.spliteratorUnknownSize(iterator(), Spliterator.ORDERED | Spliterator.NONNULL),
+        false);
   }
 
   /** Every entry, fetched page after page without blocking the caller. */
@@ -117,15 +118,22 @@ public final class Scan implements Iterable<Entry> {
     }
 
     private CompletableFuture<ScanResponse> fetch() {
-      ScanRequest.Builder b = ScanRequest.newBuilder().setStart(ByteString.copyFrom(from))
-          .setLimit((int) Math.min(scan.pageSize, remaining)).setReverse(scan.reverse)
-          .setKeysOnly(scan.keysOnly).setConsistency(ShaleClient.wire(scan.consistency));
+      ScanRequest.Builder b =
+          ScanRequest.newBuilder()
+              .setStart(ByteString.copyFrom(from))
+              .setLimit((int) Math.min(scan.pageSize, remaining))
+              .setReverse(scan.reverse)
+              .setKeysOnly(scan.keysOnly)
+              .setConsistency(ShaleClient.wire(scan.consistency));
       if (to != null) {
         b.setEnd(ByteString.copyFrom(to));
       }
       ScanRequest req = b.build();
-      return RetryingCall.start(scan.settings, "scan", (ch, t) -> KVGrpc.newFutureStub(ch)
-          .withDeadlineAfter(t, TimeUnit.MILLISECONDS).scan(req));
+      return RetryingCall.start(
+          scan.settings,
+          "scan",
+          (ch, t) ->
+              KVGrpc.newFutureStub(ch).withDeadlineAfter(t, TimeUnit.MILLISECONDS).scan(req));
     }
 
     /** Takes a page in, moving the range past its last key. */
@@ -168,10 +176,12 @@ public final class Scan implements Iterable<Entry> {
       if (!more) {
         return CompletableFuture.completedFuture(into);
       }
-      return fetch().thenCompose(r -> {
-        accept(r);
-        return collect(into);
-      });
+      return fetch()
+          .thenCompose(
+              r -> {
+                accept(r);
+                return collect(into);
+              });
     }
   }
 }

@@ -7,7 +7,6 @@ import com.google.protobuf.ByteString;
 import io.grpc.ChannelCredentials;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
-import io.grpc.ManagedChannel;
 import io.grpc.TlsChannelCredentials;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.shale.client.proto.ClusterGrpc;
@@ -39,8 +38,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * A client of a Shale cluster: thread-safe, one channel per endpoint shared by every call; close
- * it when done.
+ * A client of a Shale cluster: thread-safe, one channel per endpoint shared by every call; close it
+ * when done.
  *
  * <pre>{@code
  * try (ShaleClient client = ShaleClient.builder().endpoints("127.0.0.1:7201", "127.0.0.1:7202")
@@ -52,15 +51,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * }
  * }</pre>
  *
- * <p>Every operation has a synchronous form, which throws a {@link ShaleException} subclass, and
- * an {@code ...Async} form, whose future fails with one. Any node answers (followers forward to
- * the leader); the client learns which configured endpoint is the leader and sends there first.
+ * <p>Every operation has a synchronous form, which throws a {@link ShaleException} subclass, and an
+ * {@code ...Async} form, whose future fails with one. Any node answers (followers forward to the
+ * leader); the client learns which configured endpoint is the leader and sends there first.
  *
  * <p>Failures: a node down or unreachable, or a cluster without a leader yet, is retried on the
- * next endpoint per the {@link RetryPolicy}; a throttled write waits the server's retry-after
- * hint per the {@link ThrottlePolicy}; everything happens within the call's deadline. Writes
- * carry a random request id kept across retries, which the server deduplicates, so a retried
- * write is applied once (unlike etcd's clients, which cannot retry writes safely).
+ * next endpoint per the {@link RetryPolicy}; a throttled write waits the server's retry-after hint
+ * per the {@link ThrottlePolicy}; everything happens within the call's deadline. Writes carry a
+ * random request id kept across retries, which the server deduplicates, so a retried write is
+ * applied once (unlike etcd's clients, which cannot retry writes safely).
  */
 public final class ShaleClient implements AutoCloseable {
   private static final SecureRandom IDS = new SecureRandom();
@@ -74,20 +73,34 @@ public final class ShaleClient implements AutoCloseable {
 
   private ShaleClient(Builder b) {
     ChannelCredentials credentials = credentials(b.tls);
-    this.endpoints = new Endpoints(b.endpoints, address -> Grpc
-        .newChannelBuilder(address, credentials).maxInboundMessageSize(b.maxMessageBytes)
-        .build());
+    this.endpoints =
+        new Endpoints(
+            b.endpoints,
+            address ->
+                Grpc.newChannelBuilder(address, credentials)
+                    .maxInboundMessageSize(b.maxMessageBytes)
+                    .build());
     this.readConsistency = b.readConsistency;
-    ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread thread = new Thread(r, "shale-client-timer");
-      thread.setDaemon(true);
-      return thread;
-    });
+    ScheduledThreadPoolExecutor t =
+        new ScheduledThreadPoolExecutor(
+            1,
+            r -> {
+              Thread thread = new Thread(r, "shale-client-timer");
+              thread.setDaemon(true);
+              return thread;
+            });
     // Every call schedules its deadline watchdog and cancels it when answered: drop those.
     t.setRemoveOnCancelPolicy(true);
     this.timer = t;
-    this.settings = new RetryingCall.Settings(endpoints, b.deadline, b.retry, b.throttle, timer,
-        new ClientMetrics(b.registry), this::discoverLeader);
+    this.settings =
+        new RetryingCall.Settings(
+            endpoints,
+            b.deadline,
+            b.retry,
+            b.throttle,
+            timer,
+            new ClientMetrics(b.registry),
+            this::discoverLeader);
     this.cluster = new ClusterAdmin(settings);
     discoverLeader();
   }
@@ -177,8 +190,8 @@ public final class ShaleClient implements AutoCloseable {
     }
 
     /**
-     * Where to record {@code shale.client.requests} (latency by operation and outcome) and
-     * {@code shale.client.retries} (by operation and reason); default none.
+     * Where to record {@code shale.client.requests} (latency by operation and outcome) and {@code
+     * shale.client.retries} (by operation and reason); default none.
      */
     public Builder meterRegistry(MeterRegistry r) {
       this.registry = r;
@@ -209,12 +222,21 @@ public final class ShaleClient implements AutoCloseable {
 
   /** The value of {@code key} with its modification index, or null if absent. */
   public CompletableFuture<Entry> getAsync(byte[] key, ReadConsistency consistency) {
-    GetRequest req = GetRequest.newBuilder().setKey(ByteString.copyFrom(key))
-        .setConsistency(wire(consistency)).build();
-    return RetryingCall.start(settings, "get",
-        (ch, t) -> KVGrpc.newFutureStub(ch).withDeadlineAfter(t, TimeUnit.MILLISECONDS).get(req))
-        .thenApply(r -> r.getFound()
-            ? new Entry(key.clone(), r.getValue().toByteArray(), r.getModIndex()) : null);
+    GetRequest req =
+        GetRequest.newBuilder()
+            .setKey(ByteString.copyFrom(key))
+            .setConsistency(wire(consistency))
+            .build();
+    return RetryingCall.start(
+            settings,
+            "get",
+            (ch, t) ->
+                KVGrpc.newFutureStub(ch).withDeadlineAfter(t, TimeUnit.MILLISECONDS).get(req))
+        .thenApply(
+            r ->
+                r.getFound()
+                    ? new Entry(key.clone(), r.getValue().toByteArray(), r.getModIndex())
+                    : null);
   }
 
   public CompletableFuture<Entry> getAsync(byte[] key) {
@@ -258,10 +280,17 @@ public final class ShaleClient implements AutoCloseable {
   // Writes
 
   public CompletableFuture<Void> putAsync(byte[] key, byte[] value) {
-    PutRequest req = PutRequest.newBuilder().setKey(ByteString.copyFrom(key))
-        .setValue(ByteString.copyFrom(value)).setRequestId(requestId()).build();
-    return RetryingCall.start(settings, "put",
-        (ch, t) -> KVGrpc.newFutureStub(ch).withDeadlineAfter(t, TimeUnit.MILLISECONDS).put(req))
+    PutRequest req =
+        PutRequest.newBuilder()
+            .setKey(ByteString.copyFrom(key))
+            .setValue(ByteString.copyFrom(value))
+            .setRequestId(requestId())
+            .build();
+    return RetryingCall.start(
+            settings,
+            "put",
+            (ch, t) ->
+                KVGrpc.newFutureStub(ch).withDeadlineAfter(t, TimeUnit.MILLISECONDS).put(req))
         .thenApply(r -> null);
   }
 
@@ -274,11 +303,17 @@ public final class ShaleClient implements AutoCloseable {
   }
 
   public CompletableFuture<Void> deleteAsync(byte[] key) {
-    DeleteRequest req = DeleteRequest.newBuilder().setKey(ByteString.copyFrom(key))
-        .setRequestId(requestId()).build();
-    return RetryingCall.start(settings, "delete",
-        (ch, t) -> KVGrpc.newFutureStub(ch).withDeadlineAfter(t, TimeUnit.MILLISECONDS)
-            .delete(req)).thenApply(r -> null);
+    DeleteRequest req =
+        DeleteRequest.newBuilder()
+            .setKey(ByteString.copyFrom(key))
+            .setRequestId(requestId())
+            .build();
+    return RetryingCall.start(
+            settings,
+            "delete",
+            (ch, t) ->
+                KVGrpc.newFutureStub(ch).withDeadlineAfter(t, TimeUnit.MILLISECONDS).delete(req))
+        .thenApply(r -> null);
   }
 
   public void delete(byte[] key) {
@@ -291,15 +326,22 @@ public final class ShaleClient implements AutoCloseable {
 
   /** Deletes every key in [start, end) (end null: to the last key) in one atomic write. */
   public CompletableFuture<Void> deleteRangeAsync(byte[] start, byte[] end) {
-    DeleteRangeRequest.Builder b = DeleteRangeRequest.newBuilder()
-        .setStart(ByteString.copyFrom(start)).setRequestId(requestId());
+    DeleteRangeRequest.Builder b =
+        DeleteRangeRequest.newBuilder()
+            .setStart(ByteString.copyFrom(start))
+            .setRequestId(requestId());
     if (end != null) {
       b.setEnd(ByteString.copyFrom(end));
     }
     DeleteRangeRequest req = b.build();
-    return RetryingCall.start(settings, "deleteRange",
-        (ch, t) -> KVGrpc.newFutureStub(ch).withDeadlineAfter(t, TimeUnit.MILLISECONDS)
-            .deleteRange(req)).thenApply(r -> null);
+    return RetryingCall.start(
+            settings,
+            "deleteRange",
+            (ch, t) ->
+                KVGrpc.newFutureStub(ch)
+                    .withDeadlineAfter(t, TimeUnit.MILLISECONDS)
+                    .deleteRange(req))
+        .thenApply(r -> null);
   }
 
   public void deleteRange(byte[] start, byte[] end) {
@@ -321,26 +363,37 @@ public final class ShaleClient implements AutoCloseable {
   }
 
   /**
-   * Sets {@code key} to {@code newValue} (null: deletes it) only if the key meets
-   * {@code expected}; says whether it did and what the key holds after the call.
+   * Sets {@code key} to {@code newValue} (null: deletes it) only if the key meets {@code expected};
+   * says whether it did and what the key holds after the call.
    */
-  public CompletableFuture<CasResult> compareAndSetAsync(byte[] key, Expectation expected,
-      byte[] newValue) {
+  public CompletableFuture<CasResult> compareAndSetAsync(
+      byte[] key, Expectation expected, byte[] newValue) {
     ByteString k = ByteString.copyFrom(key);
-    CompareAndSetRequest.Builder b = CompareAndSetRequest.newBuilder().setKey(k)
-        .setRequestId(requestId())
-        .setThen(newValue == null ? Op.newBuilder().setDelete(k).build()
-            : Op.newBuilder().setPut(KeyValue.newBuilder().setKey(k)
-                .setValue(ByteString.copyFrom(newValue))).build());
+    CompareAndSetRequest.Builder b =
+        CompareAndSetRequest.newBuilder()
+            .setKey(k)
+            .setRequestId(requestId())
+            .setThen(
+                newValue == null
+                    ? Op.newBuilder().setDelete(k).build()
+                    : Op.newBuilder()
+                        .setPut(
+                            KeyValue.newBuilder().setKey(k).setValue(ByteString.copyFrom(newValue)))
+                        .build());
     switch (expected.kind) {
       case VALUE -> b.setExpectedValue(ByteString.copyFrom(expected.value));
       case ABSENT -> b.setExpectedAbsent(true);
       case MOD_INDEX -> b.setExpectedModIndex(expected.modIndex);
     }
     CompareAndSetRequest req = b.build();
-    return RetryingCall.start(settings, "compareAndSet",
-        (ch, t) -> KVGrpc.newFutureStub(ch).withDeadlineAfter(t, TimeUnit.MILLISECONDS)
-            .compareAndSet(req)).thenApply(r -> casResult(key, r));
+    return RetryingCall.start(
+            settings,
+            "compareAndSet",
+            (ch, t) ->
+                KVGrpc.newFutureStub(ch)
+                    .withDeadlineAfter(t, TimeUnit.MILLISECONDS)
+                    .compareAndSet(req))
+        .thenApply(r -> casResult(key, r));
   }
 
   public CasResult compareAndSet(byte[] key, Expectation expected, byte[] newValue) {
@@ -352,8 +405,11 @@ public final class ShaleClient implements AutoCloseable {
   }
 
   private static CasResult casResult(byte[] key, CompareAndSetResponse r) {
-    return new CasResult(r.getApplied(), r.getFound()
-        ? new Entry(key.clone(), r.getCurrent().toByteArray(), r.getModIndex()) : null);
+    return new CasResult(
+        r.getApplied(),
+        r.getFound()
+            ? new Entry(key.clone(), r.getCurrent().toByteArray(), r.getModIndex())
+            : null);
   }
 
   // ------------------------------------------------------------------------------------------
@@ -375,8 +431,10 @@ public final class ShaleClient implements AutoCloseable {
           new FutureCallback<>() {
             @Override
             public void onSuccess(MembersResponse m) {
-              m.getMembersList().stream().filter(x -> x.getId().equals(m.getLeaderId()))
-                  .findFirst().ifPresent(x -> endpoints.leaderAt(x.getApiAddress()));
+              m.getMembersList().stream()
+                  .filter(x -> x.getId().equals(m.getLeaderId()))
+                  .findFirst()
+                  .ifPresent(x -> endpoints.leaderAt(x.getApiAddress()));
               discovering.set(false);
             }
 
@@ -384,7 +442,8 @@ public final class ShaleClient implements AutoCloseable {
             public void onFailure(Throwable t) {
               discovering.set(false);
             }
-          }, MoreExecutors.directExecutor());
+          },
+          MoreExecutors.directExecutor());
     } catch (RuntimeException closed) {
       discovering.set(false);
     }

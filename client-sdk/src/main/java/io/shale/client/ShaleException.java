@@ -2,8 +2,8 @@ package io.shale.client;
 
 /**
  * A request Shale did not carry out. Subclasses say why in a way a caller can act on; this class
- * itself is a failure with no better name (every endpoint unreachable, an internal error), and
- * its message says what the last attempt got.
+ * itself is a failure with no better name (every endpoint unreachable, an internal error), and its
+ * message says what the last attempt got.
  */
 public class ShaleException extends RuntimeException {
   private static final long serialVersionUID = 1L;

@@ -4,10 +4,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * TLS for the client's channels: the PEM certificates of the authorities the client trusts
- * (null: the JVM's default trust store) and, for mutual TLS, the client's PEM certificate chain
- * and PKCS#8 private key. Files are checked when the client is built, so a wrong path fails
- * there and not at the first call.
+ * TLS for the client's channels: the PEM certificates of the authorities the client trusts (null:
+ * the JVM's default trust store) and, for mutual TLS, the client's PEM certificate chain and PKCS#8
+ * private key. Files are checked when the client is built, so a wrong path fails there and not at
+ * the first call.
  */
 public record TlsSettings(Path trustCertificates, Path clientCertificate, Path clientKey) {
   /** Server authentication only, trusting the authorities in {@code trustCertificates}. */

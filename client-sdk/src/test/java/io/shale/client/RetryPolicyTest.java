@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 class RetryPolicyTest {
   @Test
   void backoffDoublesUpToTheCapWithFullJitter() {
-    RetryPolicy p = new RetryPolicy(10, Duration.ofMillis(50), Duration.ofMillis(400),
-        Duration.ofSeconds(1));
+    RetryPolicy p =
+        new RetryPolicy(10, Duration.ofMillis(50), Duration.ofMillis(400), Duration.ofSeconds(1));
     SplittableRandom random = new SplittableRandom(42);
     long[] caps = {50, 100, 200, 400, 400, 400};
     for (int attempt = 2; attempt < 2 + caps.length; attempt++) {
@@ -24,7 +24,9 @@ class RetryPolicyTest {
         min = Math.min(min, b);
       }
       long cap = caps[attempt - 2];
-      assertThat(max).as("attempt %d", attempt).isLessThanOrEqualTo(cap)
+      assertThat(max)
+          .as("attempt %d", attempt)
+          .isLessThanOrEqualTo(cap)
           .isGreaterThan(cap * 9 / 10);
       assertThat(min).as("attempt %d", attempt).isLessThan(cap / 10 + 1);
     }
@@ -33,10 +35,14 @@ class RetryPolicyTest {
 
   @Test
   void policiesRefuseNonsenseNamingIt() {
-    assertThatThrownBy(() -> new RetryPolicy(0, Duration.ZERO, Duration.ZERO,
-        Duration.ofSeconds(1))).hasMessageContaining("maxAttempts must be at least 1, got 0");
-    assertThatThrownBy(() -> new RetryPolicy(3, Duration.ofSeconds(2), Duration.ofSeconds(1),
-        Duration.ofSeconds(1))).hasMessageContaining("0 <= initial <= max");
+    assertThatThrownBy(
+            () -> new RetryPolicy(0, Duration.ZERO, Duration.ZERO, Duration.ofSeconds(1)))
+        .hasMessageContaining("maxAttempts must be at least 1, got 0");
+    assertThatThrownBy(
+            () ->
+                new RetryPolicy(
+                    3, Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofSeconds(1)))
+        .hasMessageContaining("0 <= initial <= max");
     assertThatThrownBy(() -> new ThrottlePolicy(-1, Duration.ZERO))
         .hasMessageContaining("must not be negative");
     assertThatThrownBy(() -> ShaleClient.builder().deadline(Duration.ZERO))
@@ -46,8 +52,7 @@ class RetryPolicyTest {
   @Test
   void prefixEndIsTheFirstKeyAfterThePrefix() {
     assertThat(ShaleClient.prefixEnd(new byte[] {'a', 'b'})).containsExactly('a', 'c');
-    assertThat(ShaleClient.prefixEnd(new byte[] {'a', (byte) 0xFF}))
-        .containsExactly('b');
+    assertThat(ShaleClient.prefixEnd(new byte[] {'a', (byte) 0xFF})).containsExactly('b');
     assertThat(ShaleClient.prefixEnd(new byte[] {(byte) 0xFF, (byte) 0xFF})).isNull();
   }
 }

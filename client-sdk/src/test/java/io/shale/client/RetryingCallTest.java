@@ -16,14 +16,16 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A call always ends by its deadline. The nemesis suite saw SDK calls wait for minutes past a
- * 5 s deadline while nodes were killed; whatever the transport does (here: an answer that never
- * comes, and an attempt that throws), the caller gets an answer.
+ * A call always ends by its deadline. The nemesis suite saw SDK calls wait for minutes past a 5 s
+ * deadline while nodes were killed; whatever the transport does (here: an answer that never comes,
+ * and an attempt that throws), the caller gets an answer.
  */
 class RetryingCallTest {
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
-  private final Endpoints endpoints = new Endpoints(List.of("nowhere:1"),
-      a -> NettyChannelBuilder.forTarget("localhost:1").usePlaintext().build());
+  private final Endpoints endpoints =
+      new Endpoints(
+          List.of("nowhere:1"),
+          a -> NettyChannelBuilder.forTarget("localhost:1").usePlaintext().build());
 
   @AfterEach
   void close() {
@@ -32,28 +34,42 @@ class RetryingCallTest {
   }
 
   private RetryingCall.Settings settings(Duration deadline) {
-    return new RetryingCall.Settings(endpoints, deadline, RetryPolicy.defaults(),
-        ThrottlePolicy.failFast(), timer, new ClientMetrics(new SimpleMeterRegistry()), () -> { });
+    return new RetryingCall.Settings(
+        endpoints,
+        deadline,
+        RetryPolicy.defaults(),
+        ThrottlePolicy.failFast(),
+        timer,
+        new ClientMetrics(new SimpleMeterRegistry()),
+        () -> {});
   }
 
   @Test
   void anAnswerThatNeverComesEndsAtTheDeadline() {
     long start = System.nanoTime();
-    CompletableFuture<String> f = RetryingCall.start(settings(Duration.ofMillis(300)), "get",
-        (channel, timeout) -> SettableFuture.create()); // never set
-    assertThatThrownBy(() -> f.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(
-        ShaleTimeoutException.class).hasMessageContaining("deadline of 300 ms");
+    CompletableFuture<String> f =
+        RetryingCall.start(
+            settings(Duration.ofMillis(300)),
+            "get",
+            (channel, timeout) -> SettableFuture.create()); // never set
+    assertThatThrownBy(() -> f.get(10, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(ShaleTimeoutException.class)
+        .hasMessageContaining("deadline of 300 ms");
     assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start))
         .isLessThan(300 + RetryingCall.WATCHDOG_GRACE_MILLIS + 2000);
   }
 
   @Test
   void anAttemptThatThrowsEndsTheCallWithTheReason() {
-    CompletableFuture<String> f = RetryingCall.start(settings(Duration.ofSeconds(5)), "put",
-        (channel, timeout) -> {
-          throw new AssertionError("broken transport");
-        });
-    assertThatThrownBy(() -> f.get(2, TimeUnit.SECONDS)).hasCauseInstanceOf(ShaleException.class)
+    CompletableFuture<String> f =
+        RetryingCall.start(
+            settings(Duration.ofSeconds(5)),
+            "put",
+            (channel, timeout) -> {
+              throw new AssertionError("broken transport");
+            });
+    assertThatThrownBy(() -> f.get(2, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(ShaleException.class)
         .hasMessageContaining("internal error in the client during put");
   }
 }

@@ -26,13 +26,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The client's TLS settings against a real gRPC server speaking TLS (Shale's node serves
- * plaintext today, so the server here answers Get only): server authentication with a trust
- * file, and mutual TLS, with a self-signed certificate made by the JDK's keytool.
+ * The client's TLS settings against a real gRPC server speaking TLS (Shale's node serves plaintext
+ * today, so the server here answers Get only): server authentication with a trust file, and mutual
+ * TLS, with a self-signed certificate made by the JDK's keytool.
  */
 class TlsSettingsTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private Path cert;
   private Path key;
@@ -41,11 +40,30 @@ class TlsSettingsTest {
   @BeforeEach
   void makeCertificate() throws Exception {
     Path store = dir.resolve("ks.p12");
-    Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool")
-        .toString(), "-genkeypair", "-alias", "shale", "-keyalg", "EC", "-groupname",
-        "secp256r1", "-dname", "CN=localhost", "-ext", "SAN=ip:127.0.0.1,dns:localhost",
-        "-validity", "2", "-storetype", "PKCS12", "-keystore", store.toString(), "-storepass",
-        "changeit").redirectErrorStream(true).start();
+    Process p =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+                "-genkeypair",
+                "-alias",
+                "shale",
+                "-keyalg",
+                "EC",
+                "-groupname",
+                "secp256r1",
+                "-dname",
+                "CN=localhost",
+                "-ext",
+                "SAN=ip:127.0.0.1,dns:localhost",
+                "-validity",
+                "2",
+                "-storetype",
+                "PKCS12",
+                "-keystore",
+                store.toString(),
+                "-storepass",
+                "changeit")
+            .redirectErrorStream(true)
+            .start();
     String out = new String(p.getInputStream().readAllBytes());
     assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
     assertThat(p.exitValue()).as(out).isZero();
@@ -62,26 +80,38 @@ class TlsSettingsTest {
   }
 
   private static String pem(String type, byte[] der) {
-    return "-----BEGIN " + type + "-----\n"
+    return "-----BEGIN "
+        + type
+        + "-----\n"
         + Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(der)
-        + "\n-----END " + type + "-----\n";
+        + "\n-----END "
+        + type
+        + "-----\n";
   }
 
   private String startServer(boolean requireClientCertificate) throws Exception {
-    TlsServerCredentials.Builder creds = TlsServerCredentials.newBuilder()
-        .keyManager(cert.toFile(), key.toFile());
+    TlsServerCredentials.Builder creds =
+        TlsServerCredentials.newBuilder().keyManager(cert.toFile(), key.toFile());
     if (requireClientCertificate) {
-      creds.trustManager(cert.toFile())
-          .clientAuth(TlsServerCredentials.ClientAuth.REQUIRE);
+      creds.trustManager(cert.toFile()).clientAuth(TlsServerCredentials.ClientAuth.REQUIRE);
     }
-    server = Grpc.newServerBuilderForPort(0, creds.build()).addService(new KVGrpc.KVImplBase() {
-      @Override
-      public void get(GetRequest req, StreamObserver<GetResponse> out) {
-        out.onNext(GetResponse.newBuilder().setFound(true)
-            .setValue(ByteString.copyFromUtf8("over tls")).setModIndex(7).build());
-        out.onCompleted();
-      }
-    }).build().start();
+    server =
+        Grpc.newServerBuilderForPort(0, creds.build())
+            .addService(
+                new KVGrpc.KVImplBase() {
+                  @Override
+                  public void get(GetRequest req, StreamObserver<GetResponse> out) {
+                    out.onNext(
+                        GetResponse.newBuilder()
+                            .setFound(true)
+                            .setValue(ByteString.copyFromUtf8("over tls"))
+                            .setModIndex(7)
+                            .build());
+                    out.onCompleted();
+                  }
+                })
+            .build()
+            .start();
     return "127.0.0.1:" + server.getPort();
   }
 
@@ -93,7 +123,10 @@ class TlsSettingsTest {
   }
 
   private ShaleClient client(String endpoint, TlsSettings tls) {
-    return ShaleClient.builder().endpoints(endpoint).tls(tls).deadline(Duration.ofSeconds(5))
+    return ShaleClient.builder()
+        .endpoints(endpoint)
+        .tls(tls)
+        .deadline(Duration.ofSeconds(5))
         .retryPolicy(new RetryPolicy(2, Duration.ZERO, Duration.ZERO, Duration.ofSeconds(2)))
         .build();
   }
@@ -107,9 +140,11 @@ class TlsSettingsTest {
       assertThat(e.modIndex()).isEqualTo(7);
     }
     // Plaintext against a TLS server fails, as it should.
-    try (ShaleClient plain = ShaleClient.builder().endpoints(endpoint)
-        .retryPolicy(new RetryPolicy(2, Duration.ZERO, Duration.ZERO, Duration.ofSeconds(2)))
-        .build()) {
+    try (ShaleClient plain =
+        ShaleClient.builder()
+            .endpoints(endpoint)
+            .retryPolicy(new RetryPolicy(2, Duration.ZERO, Duration.ZERO, Duration.ofSeconds(2)))
+            .build()) {
       assertThatThrownBy(() -> plain.get("k")).isInstanceOf(ShaleException.class);
     }
   }
@@ -129,7 +164,8 @@ class TlsSettingsTest {
   void badSettingsFailWhenBuiltNamingTheFile() {
     Path missing = dir.resolve("missing.pem");
     assertThatThrownBy(() -> TlsSettings.trust(missing))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(missing.toString());
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(missing.toString());
     assertThatThrownBy(() -> new TlsSettings(null, cert, null))
         .hasMessageContaining("needs its private key");
   }

@@ -20,9 +20,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * docker-compose.yml itself: `docker-compose up` of its three nodes (the image built by compose
- * from ops/docker/Dockerfile on the local base image), then shalectl against the published
- * ports. Prometheus and Grafana come up too when their images are present (nothing can be pulled
- * here); otherwise that test is skipped saying so.
+ * from ops/docker/Dockerfile on the local base image), then shalectl against the published ports.
+ * Prometheus and Grafana come up too when their images are present (nothing can be pulled here);
+ * otherwise that test is skipped saying so.
  */
 class ComposeIT {
   private static final String PROJECT = "shale-compose-it";
@@ -33,8 +33,10 @@ class ComposeIT {
   record Result(int code, String out) {}
 
   static Result run(List<String> command) throws Exception {
-    ProcessBuilder pb = new ProcessBuilder(command).directory(DockerCluster.root().toFile())
-        .redirectErrorStream(true);
+    ProcessBuilder pb =
+        new ProcessBuilder(command)
+            .directory(DockerCluster.root().toFile())
+            .redirectErrorStream(true);
     pb.environment().put("SHALE_BASE_IMAGE", baseImage);
     Process p = pb.start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -82,8 +84,10 @@ class ComposeIT {
   static void up() throws Exception {
     baseImage = DockerCluster.requireDockerAndBaseImage();
     compose = composeCommand();
-    DockerCluster.require(compose != null, "neither docker-compose nor docker compose is "
-        + "installed (apt-get install docker-compose): compose test skipped");
+    DockerCluster.require(
+        compose != null,
+        "neither docker-compose nor docker compose is "
+            + "installed (apt-get install docker-compose): compose test skipped");
     compose("down", "-v"); // a previous run's leftovers
     Result up = compose("up", "-d", "--build", "n1", "n2", "n3");
     assertThat(up.code()).as(up.out()).isZero();
@@ -108,7 +112,8 @@ class ComposeIT {
     List<String> lines = status.out().lines().toList();
     System.out.println("shalectl status against docker-compose.yml's cluster:\n" + status.out());
     assertThat(lines).hasSize(4);
-    assertThat(lines.subList(1, 4)).extracting(l -> l.split("\\s+")[0])
+    assertThat(lines.subList(1, 4))
+        .extracting(l -> l.split("\\s+")[0])
         .containsExactly("n1", "n2", "n3");
     assertThat(lines.stream().filter(l -> l.contains("LEADER")).count()).isEqualTo(1);
     assertThat(shalectl("put", "compose/k", "v").code()).isZero();
@@ -126,8 +131,11 @@ class ComposeIT {
   @Test
   void prometheusScrapesTheNodesWhenItsImageIsPresent() throws Exception {
     for (String image : List.of("prom/prometheus:v2.53.2", "grafana/grafana:11.2.0")) {
-      Assumptions.assumeTrue(DockerCluster.imageExists(image), image + " is not present and "
-          + "cannot be pulled here: Prometheus and Grafana left out of the compose test");
+      Assumptions.assumeTrue(
+          DockerCluster.imageExists(image),
+          image
+              + " is not present and "
+              + "cannot be pulled here: Prometheus and Grafana left out of the compose test");
     }
     Result up = compose("up", "-d", "prometheus", "grafana");
     assertThat(up.code()).as(up.out()).isZero();
@@ -136,9 +144,12 @@ class ComposeIT {
     String targets = "";
     while (System.nanoTime() < deadline) {
       try {
-        targets = http.send(HttpRequest.newBuilder(URI.create(
-            "http://127.0.0.1:9090/api/v1/targets")).build(),
-            HttpResponse.BodyHandlers.ofString()).body();
+        targets =
+            http.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:9090/api/v1/targets"))
+                        .build(),
+                    HttpResponse.BodyHandlers.ofString())
+                .body();
         if (targets.split("\"health\":\"up\"", -1).length - 1 == 3) {
           break;
         }

@@ -22,13 +22,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
- * A 3-node cluster in containers under a steady stream of writes (values of 100 B, 2 KiB and
- * 16 KiB, the last above the blob threshold) while faults are injected one after another: the
- * leader killed, a follower and then the leader cut off the network and reconnected, a node
- * stopped and started on its volume, the first once every node has caught up (see
- * {@link DockerCluster#awaitFormed}). After each: a leader within 30 s, every acknowledged write
- * readable with its value, and all nodes holding the same content (a hash of a full scan of
- * each node alone).
+ * A 3-node cluster in containers under a steady stream of writes (values of 100 B, 2 KiB and 16
+ * KiB, the last above the blob threshold) while faults are injected one after another: the leader
+ * killed, a follower and then the leader cut off the network and reconnected, a node stopped and
+ * started on its volume, the first once every node has caught up (see {@link
+ * DockerCluster#awaitFormed}). After each: a leader within 30 s, every acknowledged write readable
+ * with its value, and all nodes holding the same content (a hash of a full scan of each node
+ * alone).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ContainerFaultIT {
@@ -90,19 +90,20 @@ class ContainerFaultIT {
 
   /** Any failed test saves every node's log, for study: what the nodes said meanwhile. */
   @RegisterExtension
-  static final TestWatcher SAVE_LOGS_ON_FAILURE = new TestWatcher() {
-    @Override
-    public void testFailed(ExtensionContext context, Throwable cause) {
-      Path out = Path.of(System.getProperty("basedir", "."), "target", "container-faults");
-      String prefix = context.getRequiredTestMethod().getName() + "-";
-      try {
-        cluster.saveForStudy(out, prefix, false);
-        System.err.println(prefix + ": node logs saved to " + out);
-      } catch (Exception e) {
-        System.err.println(prefix + ": could not save the node logs: " + e);
-      }
-    }
-  };
+  static final TestWatcher SAVE_LOGS_ON_FAILURE =
+      new TestWatcher() {
+        @Override
+        public void testFailed(ExtensionContext context, Throwable cause) {
+          Path out = Path.of(System.getProperty("basedir", "."), "target", "container-faults");
+          String prefix = context.getRequiredTestMethod().getName() + "-";
+          try {
+            cluster.saveForStudy(out, prefix, false);
+            System.err.println(prefix + ": node logs saved to " + out);
+          } catch (Exception e) {
+            System.err.println(prefix + ": could not save the node logs: " + e);
+          }
+        }
+      };
 
   @BeforeAll
   static void start() throws Exception {
@@ -154,9 +155,10 @@ class ContainerFaultIT {
       } catch (AssertionError diverged) {
         throw new AssertionError(after + ": " + diverged.getMessage(), diverged);
       }
-      System.out.printf("%s: leader %s after %d ms; %d acknowledged writes all read back "
-          + "(%d failed or timed out during faults); every node holds %s%n", after, leader,
-          leaderMillis, acknowledged, writer.failures.get(), hash);
+      System.out.printf(
+          "%s: leader %s after %d ms; %d acknowledged writes all read back "
+              + "(%d failed or timed out during faults); every node holds %s%n",
+          after, leader, leaderMillis, acknowledged, writer.failures.get(), hash);
     } finally {
       writer.paused.set(false);
     }
@@ -171,8 +173,9 @@ class ContainerFaultIT {
     try {
       String next = cluster.awaitLeader(client, Duration.ofSeconds(30));
       assertThat(next).isNotEqualTo(leader);
-      System.out.printf("leader %s killed: %s leads and commits %d ms later%n", leader, next,
-          (System.nanoTime() - killed) / 1_000_000);
+      System.out.printf(
+          "leader %s killed: %s leads and commits %d ms later%n",
+          leader, next, (System.nanoTime() - killed) / 1_000_000);
       Thread.sleep(2000);
     } finally {
       cluster.start(leader); // failed or not: the next tests need all three nodes
@@ -184,8 +187,8 @@ class ContainerFaultIT {
   @Order(2)
   void aFollowerThenTheLeaderCutOffAndReconnected() throws Exception {
     String leader = cluster.awaitLeader(client, Duration.ofSeconds(30));
-    String follower = cluster.nodes.keySet().stream().filter(n -> !n.equals(leader))
-        .findFirst().orElseThrow();
+    String follower =
+        cluster.nodes.keySet().stream().filter(n -> !n.equals(leader)).findFirst().orElseThrow();
     cluster.disconnect(follower);
     try {
       Thread.sleep(3000);

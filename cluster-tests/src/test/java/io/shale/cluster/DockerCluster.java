@@ -31,9 +31,9 @@ import org.testcontainers.containers.wait.strategy.Wait;
 import org.testcontainers.images.builder.Transferable;
 
 /**
- * A Shale cluster of N containers of the node image on one Docker network, for fault tests:
- * every node's API and HTTP ports are published on fixed host ports (chosen free at start), so
- * they stay the same when a container is stopped and started again or reconnected.
+ * A Shale cluster of N containers of the node image on one Docker network, for fault tests: every
+ * node's API and HTTP ports are published on fixed host ports (chosen free at start), so they stay
+ * the same when a container is stopped and started again or reconnected.
  *
  * <p>Nothing is pulled: the node image is built here from ops/docker/Dockerfile on a base image
  * already present (SHALE_BASE_IMAGE, else shale/jre17:local, else eclipse-temurin:17-jre), and
@@ -43,13 +43,15 @@ final class DockerCluster implements AutoCloseable {
   static final String IMAGE = "shale/node:it";
 
   final Network network = Network.newNetwork();
+
   /** Node id to its container; a member replaced ({@link #replaceWithJoiner}) gets a new one. */
   final Map<String, GenericContainer<?>> nodes = new LinkedHashMap<>();
+
   final Map<String, Integer> apiPorts = new LinkedHashMap<>();
 
   /**
-   * Skips the calling test unless Docker answers and a base image is present; fails instead
-   * where SHALE_REQUIRE_DOCKER=1 (CI, which installs both, sets it).
+   * Skips the calling test unless Docker answers and a base image is present; fails instead where
+   * SHALE_REQUIRE_DOCKER=1 (CI, which installs both, sets it).
    */
   static String requireDockerAndBaseImage() {
     boolean docker;
@@ -58,17 +60,21 @@ final class DockerCluster implements AutoCloseable {
     } catch (RuntimeException e) {
       docker = false;
     }
-    require(docker, "no Docker engine answers here (start dockerd, or run .ci/run, which "
-        + "installs and starts one): container tests skipped");
+    require(
+        docker,
+        "no Docker engine answers here (start dockerd, or run .ci/run, which "
+            + "installs and starts one): container tests skipped");
     String wanted = System.getenv("SHALE_BASE_IMAGE");
-    for (String candidate : wanted != null ? List.of(wanted)
-        : List.of("shale/jre17:local", "eclipse-temurin:17-jre")) {
+    for (String candidate :
+        wanted != null ? List.of(wanted) : List.of("shale/jre17:local", "eclipse-temurin:17-jre")) {
       if (imageExists(candidate)) {
         return candidate;
       }
     }
-    require(false, "no base image for the node image is present and nothing can be pulled: "
-        + "build one with ops/docker/build-base-image.sh (or set SHALE_BASE_IMAGE)");
+    require(
+        false,
+        "no base image for the node image is present and nothing can be pulled: "
+            + "build one with ops/docker/build-base-image.sh (or set SHALE_BASE_IMAGE)");
     return null;
   }
 
@@ -97,9 +103,21 @@ final class DockerCluster implements AutoCloseable {
 
   /** Builds {@link #IMAGE} from the repository (the jars of `mvn package` must be there). */
   static void buildImage(String baseImage) throws Exception {
-    Process p = new ProcessBuilder("docker", "build", "-q", "--build-arg",
-        "BASE_IMAGE=" + baseImage, "-f", "ops/docker/Dockerfile", "-t", IMAGE, ".")
-        .directory(root().toFile()).redirectErrorStream(true).start();
+    Process p =
+        new ProcessBuilder(
+                "docker",
+                "build",
+                "-q",
+                "--build-arg",
+                "BASE_IMAGE=" + baseImage,
+                "-f",
+                "ops/docker/Dockerfile",
+                "-t",
+                IMAGE,
+                ".")
+            .directory(root().toFile())
+            .redirectErrorStream(true)
+            .start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     if (!p.waitFor(5, TimeUnit.MINUTES) || p.exitValue() != 0) {
       throw new IllegalStateException("docker build of " + IMAGE + " failed:\n" + out);
@@ -135,47 +153,54 @@ final class DockerCluster implements AutoCloseable {
   final Map<String, Integer> httpPorts = new LinkedHashMap<>();
 
   /**
-   * A container for node {@code id} on its fixed host ports; with {@code join}, started outside
-   * any configuration (shale-node --join) to be added as a member.
+   * A container for node {@code id} on its fixed host ports; with {@code join}, started outside any
+   * configuration (shale-node --join) to be added as a member.
    */
   private GenericContainer<?> container(String id, boolean join) {
     int api = apiPorts.get(id);
     int http = httpPorts.get(id);
-    List<String> command = new ArrayList<>(List.of("--set", "node.id=" + id, "--set",
-        "raft.election_timeout=1s"));
+    List<String> command =
+        new ArrayList<>(List.of("--set", "node.id=" + id, "--set", "raft.election_timeout=1s"));
     command.addAll(extraArgs);
     if (join) {
       command.add("--join");
     }
     return new GenericContainer<>(IMAGE)
         .withImagePullPolicy(name -> false)
-        .withNetwork(network).withNetworkAliases(id)
-        .withCreateContainerCmdModifier(cmd -> {
-          cmd.withHostName(id);
-          cmd.getHostConfig().withPortBindings(
-              new PortBinding(Ports.Binding.bindPort(api), ExposedPort.tcp(7200)),
-              new PortBinding(Ports.Binding.bindPort(http), ExposedPort.tcp(7300)))
-              // For iptables in the node's network namespace (partitions); the node itself
-              // runs as the unprivileged user shale, the rules are set through docker exec.
-              .withCapAdd(Capability.NET_ADMIN);
-        })
+        .withNetwork(network)
+        .withNetworkAliases(id)
+        .withCreateContainerCmdModifier(
+            cmd -> {
+              cmd.withHostName(id);
+              cmd.getHostConfig()
+                  .withPortBindings(
+                      new PortBinding(Ports.Binding.bindPort(api), ExposedPort.tcp(7200)),
+                      new PortBinding(Ports.Binding.bindPort(http), ExposedPort.tcp(7300)))
+                  // For iptables in the node's network namespace (partitions); the node itself
+                  // runs as the unprivileged user shale, the rules are set through docker exec.
+                  .withCapAdd(Capability.NET_ADMIN);
+            })
         .withCopyToContainer(Transferable.of(config(size) + extraConfig), "/etc/shale/node.toml")
-        .withEnv("JAVA_OPTS", "-Xmx256m -Djava.security.properties=/etc/shale/java.security"
-            + " -Dorg.slf4j.simpleLogger.log.org.apache.ratis=warn"
-            // Ratis's server (RaftServerImpl and the snapshot installation handler log under
-            // this name): elections, inconsistent appends and installs, for a failed run's logs.
-            + " -Dorg.slf4j.simpleLogger.log.org.apache.ratis.server=info"
-            + " -Dorg.slf4j.simpleLogger.log.org.apache.ratis.server.RaftServerConfigKeys=warn"
-            + " -Dorg.slf4j.simpleLogger.showDateTime=true")
+        .withEnv(
+            "JAVA_OPTS",
+            "-Xmx256m -Djava.security.properties=/etc/shale/java.security"
+                + " -Dorg.slf4j.simpleLogger.log.org.apache.ratis=warn"
+                // Ratis's server (RaftServerImpl and the snapshot installation handler log under
+                // this name): elections, inconsistent appends and installs, for a failed run's
+                // logs.
+                + " -Dorg.slf4j.simpleLogger.log.org.apache.ratis.server=info"
+                + " -Dorg.slf4j.simpleLogger.log.org.apache.ratis.server.RaftServerConfigKeys=warn"
+                + " -Dorg.slf4j.simpleLogger.showDateTime=true")
         .withCommand(command.toArray(String[]::new))
-        .waitingFor(Wait.forLogMessage("ready " + id + " .*\\n", 1)
-            .withStartupTimeout(Duration.ofSeconds(90)));
+        .waitingFor(
+            Wait.forLogMessage("ready " + id + " .*\\n", 1)
+                .withStartupTimeout(Duration.ofSeconds(90)));
   }
 
   /**
-   * Replaces node {@code id}'s container by a new one with an empty data volume, started to
-   * join (same name, same host ports): what an operator does to replace a member that was
-   * removed. The old container and its volume are gone.
+   * Replaces node {@code id}'s container by a new one with an empty data volume, started to join
+   * (same name, same host ports): what an operator does to replace a member that was removed. The
+   * old container and its volume are gone.
    */
   void replaceWithJoiner(String id) {
     nodes.get(id).stop();
@@ -192,8 +217,8 @@ final class DockerCluster implements AutoCloseable {
   /**
    * Saves every node's log as {@code out/<prefix><id>.log} and, with {@code withData}, its data
    * directory as {@code out/<prefix><id>-data}, for a failure to be studied after the containers
-   * are gone. Copies that fail are reported on stderr, not thrown: the failure being saved is
-   * the one that matters.
+   * are gone. Copies that fail are reported on stderr, not thrown: the failure being saved is the
+   * one that matters.
    */
   void saveForStudy(Path out, String prefix, boolean withData) throws IOException {
     Files.createDirectories(out);
@@ -210,14 +235,19 @@ final class DockerCluster implements AutoCloseable {
 
   /**
    * Copies node {@code id}'s data directory (engine, Raft log, checkpoints) to {@code dest}, so a
-   * failed run's files can be studied (e.g. with io.shale.engine.Verifier) after the containers
-   * are gone. Best effort: returns what {@code docker cp} printed if it failed.
+   * failed run's files can be studied (e.g. with io.shale.engine.Verifier) after the containers are
+   * gone. Best effort: returns what {@code docker cp} printed if it failed.
    */
   String copyData(String id, Path dest) {
     try {
-      Process p = new ProcessBuilder("docker", "cp",
-          nodes.get(id).getContainerId() + ":/var/lib/shale", dest.toString())
-          .redirectErrorStream(true).start();
+      Process p =
+          new ProcessBuilder(
+                  "docker",
+                  "cp",
+                  nodes.get(id).getContainerId() + ":/var/lib/shale",
+                  dest.toString())
+              .redirectErrorStream(true)
+              .start();
       String printed = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       return p.waitFor() == 0 ? "" : printed;
     } catch (IOException e) {
@@ -230,7 +260,9 @@ final class DockerCluster implements AutoCloseable {
 
   /** The image's node.toml for {@code size} peers n1..nN (the image itself names three). */
   static String config(int size) {
-    StringBuilder t = new StringBuilder("""
+    StringBuilder t =
+        new StringBuilder(
+            """
         [node]
         id = "n1"
         cluster = "shale"
@@ -240,8 +272,13 @@ final class DockerCluster implements AutoCloseable {
         http_address = "0.0.0.0:7300"
         """);
     for (int i = 1; i <= size; i++) {
-      t.append("\n[[peers]]\nid = \"n").append(i).append("\"\nraft_address = \"n").append(i)
-          .append(":7100\"\napi_address = \"n").append(i).append(":7200\"\n");
+      t.append("\n[[peers]]\nid = \"n")
+          .append(i)
+          .append("\"\nraft_address = \"n")
+          .append(i)
+          .append(":7100\"\napi_address = \"n")
+          .append(i)
+          .append(":7200\"\n");
     }
     return t.toString();
   }
@@ -251,10 +288,10 @@ final class DockerCluster implements AutoCloseable {
       java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   /**
-   * A host port free now (below the ephemeral range) and not given to another container yet.
-   * Docker holds a container's port only once it starts, so a port free at the check could go
-   * to two containers of one cluster, and the second failed to start ("port is already
-   * allocated", NemesisFiveNodesIT in CI at aabfd56).
+   * A host port free now (below the ephemeral range) and not given to another container yet. Docker
+   * holds a container's port only once it starts, so a port free at the check could go to two
+   * containers of one cluster, and the second failed to start ("port is already allocated",
+   * NemesisFiveNodesIT in CI at aabfd56).
    */
   private static int freePort() throws IOException {
     for (int attempt = 0; attempt < 100; attempt++) {
@@ -266,7 +303,6 @@ final class DockerCluster implements AutoCloseable {
     throw new IOException("no host port left that was not given to a container already");
   }
 
-
   String endpoint(String id) {
     return "localhost:" + apiPorts.get(id);
   }
@@ -277,10 +313,12 @@ final class DockerCluster implements AutoCloseable {
 
   /** A client of every node, patient enough to ride out the faults. */
   ShaleClient client() {
-    return ShaleClient.builder().endpoints(endpoints().toArray(String[]::new))
+    return ShaleClient.builder()
+        .endpoints(endpoints().toArray(String[]::new))
         .deadline(Duration.ofSeconds(30))
-        .retryPolicy(new RetryPolicy(60, Duration.ofMillis(50), Duration.ofMillis(500),
-            Duration.ofSeconds(3)))
+        .retryPolicy(
+            new RetryPolicy(
+                60, Duration.ofMillis(50), Duration.ofMillis(500), Duration.ofSeconds(3)))
         .build();
   }
 
@@ -303,19 +341,24 @@ final class DockerCluster implements AutoCloseable {
     }
     // One line, so that a build's summary of failures shows it: what the client last heard
     // and what each node says of itself (a stuck client and a cluster without a leader differ).
-    throw new AssertionError("no leader within " + timeout + "; last failure: "
-        + (last == null ? "none" : String.valueOf(last).replace('\n', ' ')) + "; nodes: "
-        + statuses().replace('\n', ';'), last);
+    throw new AssertionError(
+        "no leader within "
+            + timeout
+            + "; last failure: "
+            + (last == null ? "none" : String.valueOf(last).replace('\n', ' '))
+            + "; nodes: "
+            + statuses().replace('\n', ';'),
+        last);
   }
 
   /**
-   * Waits until every node holds what the leader committed so far (call it after
-   * {@link #awaitLeader}, which commits a write), so faults start on a formed cluster. Until a
-   * follower has received its first entry, Ratis does not count its vote (a candidate that has
-   * commits ignores voters with an empty log, which could be members that lost their disk): a
-   * new cluster whose leader dies in that window waits for that leader to come back. CI hit it:
-   * a 3-node cluster, the leader killed 1.5 s after its election, before its appender had
-   * reached the third node, which started last.
+   * Waits until every node holds what the leader committed so far (call it after {@link
+   * #awaitLeader}, which commits a write), so faults start on a formed cluster. Until a follower
+   * has received its first entry, Ratis does not count its vote (a candidate that has commits
+   * ignores voters with an empty log, which could be members that lost their disk): a new cluster
+   * whose leader dies in that window waits for that leader to come back. CI hit it: a 3-node
+   * cluster, the leader killed 1.5 s after its election, before its appender had reached the third
+   * node, which started last.
    */
   void awaitFormed() throws InterruptedException {
     awaitConvergence(Duration.ofSeconds(60));
@@ -336,12 +379,28 @@ final class DockerCluster implements AutoCloseable {
 
   /** Node {@code id}'s role, term, leader, commit, applied and snapshot index, and members. */
   private static String selfStatus(String id, ShaleClient one) {
-    var self = one.cluster().status().stream()
-        .filter(n -> n.getMember().getId().equals(id)).findFirst().orElse(null);
-    return id + ": " + (self == null ? "no status" : self.getRole() + " term " + self.getTerm()
-        + " leader " + self.getLeaderId() + " commit " + self.getCommitIndex() + " applied "
-        + self.getAppliedIndex() + " snapshot " + self.getSnapshotIndex() + " members "
-        + one.cluster().members().members().stream().map(Member::id).toList());
+    var self =
+        one.cluster().status().stream()
+            .filter(n -> n.getMember().getId().equals(id))
+            .findFirst()
+            .orElse(null);
+    return id
+        + ": "
+        + (self == null
+            ? "no status"
+            : self.getRole()
+                + " term "
+                + self.getTerm()
+                + " leader "
+                + self.getLeaderId()
+                + " commit "
+                + self.getCommitIndex()
+                + " applied "
+                + self.getAppliedIndex()
+                + " snapshot "
+                + self.getSnapshotIndex()
+                + " members "
+                + one.cluster().members().members().stream().map(Member::id).toList());
   }
 
   DockerClient docker() {
@@ -366,10 +425,10 @@ final class DockerCluster implements AutoCloseable {
   }
 
   /**
-   * Freezes every process of the container (the cgroup freezer): a node that hangs. Tried up to
-   * 5 times: the freezer gives up on a process it cannot stop in time (one in the middle of an
-   * fsync, say; "OCI runtime pause failed: unable to freeze", 5-node run 803) and leaves the
-   * container running, so asking again is safe.
+   * Freezes every process of the container (the cgroup freezer): a node that hangs. Tried up to 5
+   * times: the freezer gives up on a process it cannot stop in time (one in the middle of an fsync,
+   * say; "OCI runtime pause failed: unable to freeze", 5-node run 803) and leaves the container
+   * running, so asking again is safe.
    */
   void pause(String id) throws InterruptedException {
     for (int attempt = 1; ; attempt++) {
@@ -377,7 +436,9 @@ final class DockerCluster implements AutoCloseable {
         docker().pauseContainerCmd(containerId(id)).exec();
         return;
       } catch (com.github.dockerjava.api.exception.InternalServerErrorException e) {
-        if (attempt == 5 || e.getMessage() == null || !e.getMessage().contains("unable to freeze")) {
+        if (attempt == 5
+            || e.getMessage() == null
+            || !e.getMessage().contains("unable to freeze")) {
           throw e;
         }
         Thread.sleep(200);
@@ -396,21 +457,28 @@ final class DockerCluster implements AutoCloseable {
   }
 
   void disconnect(String id) {
-    docker().disconnectFromNetworkCmd().withNetworkId(network.getId())
-        .withContainerId(containerId(id)).withForce(true).exec();
+    docker()
+        .disconnectFromNetworkCmd()
+        .withNetworkId(network.getId())
+        .withContainerId(containerId(id))
+        .withForce(true)
+        .exec();
   }
 
   /** Reconnects with the alias, or the peers could not resolve the node's name again. */
   void reconnect(String id) {
-    docker().connectToNetworkCmd().withNetworkId(network.getId())
+    docker()
+        .connectToNetworkCmd()
+        .withNetworkId(network.getId())
         .withContainerId(containerId(id))
-        .withContainerNetwork(new ContainerNetwork().withAliases(id)).exec();
+        .withContainerNetwork(new ContainerNetwork().withAliases(id))
+        .exec();
   }
 
   /** The node's address on the cluster's network now (a restarted node may get another). */
   String ip(String id) {
-    var networks = docker().inspectContainerCmd(containerId(id)).exec().getNetworkSettings()
-        .getNetworks();
+    var networks =
+        docker().inspectContainerCmd(containerId(id)).exec().getNetworkSettings().getNetworks();
     for (ContainerNetwork n : networks.values()) {
       if (network.getId().equals(n.getNetworkID())) {
         return n.getIpAddress();
@@ -422,12 +490,24 @@ final class DockerCluster implements AutoCloseable {
   /** Runs {@code command} as root in node {@code id}'s container; fails on a non-zero exit. */
   String execAsRoot(String id, String... command) {
     try {
-      var r = nodes.get(id).execInContainer(
-          org.testcontainers.containers.ExecConfig.builder().user("root").command(command)
-              .build());
+      var r =
+          nodes
+              .get(id)
+              .execInContainer(
+                  org.testcontainers.containers.ExecConfig.builder()
+                      .user("root")
+                      .command(command)
+                      .build());
       if (r.getExitCode() != 0) {
-        throw new IllegalStateException(String.join(" ", command) + " in " + id + " exited "
-            + r.getExitCode() + ": " + r.getStderr() + r.getStdout());
+        throw new IllegalStateException(
+            String.join(" ", command)
+                + " in "
+                + id
+                + " exited "
+                + r.getExitCode()
+                + ": "
+                + r.getStderr()
+                + r.getStdout());
       }
       return r.getStdout();
     } catch (IOException e) {
@@ -487,8 +567,8 @@ final class DockerCluster implements AutoCloseable {
   }
 
   /**
-   * A SHA-256 of every key and value as node {@code id} alone holds them (stale reads of that
-   * node only), or null if it cannot answer now.
+   * A SHA-256 of every key and value as node {@code id} alone holds them (stale reads of that node
+   * only), or null if it cannot answer now.
    */
   String contentHash(String id) {
     try (ShaleClient one = alone(id)) {
@@ -509,8 +589,11 @@ final class DockerCluster implements AutoCloseable {
 
   /** A client of node {@code id} alone, reading what that node has applied (STALE). */
   private ShaleClient alone(String id) {
-    return ShaleClient.builder().endpoints(endpoint(id)).readConsistency(ReadConsistency.STALE)
-        .deadline(Duration.ofSeconds(10)).build();
+    return ShaleClient.builder()
+        .endpoints(endpoint(id))
+        .readConsistency(ReadConsistency.STALE)
+        .deadline(Duration.ofSeconds(10))
+        .build();
   }
 
   /** Every key (they all start above byte 0) in pages of 500. */
@@ -532,14 +615,14 @@ final class DockerCluster implements AutoCloseable {
       }
       Thread.sleep(500);
     }
-    throw new AssertionError("nodes did not converge within " + timeout + ": " + hashes
-        + "\n" + describe());
+    throw new AssertionError(
+        "nodes did not converge within " + timeout + ": " + hashes + "\n" + describe());
   }
 
   /**
-   * What each node says of itself (role, term, commit and applied index, snapshot index) and
-   * every key whose value or mod index is not the same on all nodes: tells a replica that lags
-   * (lower applied index) from one that diverged (same index, other data).
+   * What each node says of itself (role, term, commit and applied index, snapshot index) and every
+   * key whose value or mod index is not the same on all nodes: tells a replica that lags (lower
+   * applied index) from one that diverged (same index, other data).
    */
   String describe() {
     StringBuilder out = new StringBuilder();
@@ -549,18 +632,20 @@ final class DockerCluster implements AutoCloseable {
         out.append(selfStatus(id, one)).append('\n');
         for (Entry e : everything(one)) {
           String v = e.value().length > 40 ? e.value().length + " bytes" : e.valueUtf8();
-          byKey.computeIfAbsent(e.keyUtf8(), k -> new java.util.TreeMap<>())
+          byKey
+              .computeIfAbsent(e.keyUtf8(), k -> new java.util.TreeMap<>())
               .put(id, v + " @" + e.modIndex());
         }
       } catch (RuntimeException e) {
         out.append(id).append(": cannot answer: ").append(e.getMessage()).append('\n');
       }
     }
-    byKey.forEach((key, values) -> {
-      if (values.size() != nodes.size() || values.values().stream().distinct().count() > 1) {
-        out.append("  ").append(key).append(": ").append(values).append('\n');
-      }
-    });
+    byKey.forEach(
+        (key, values) -> {
+          if (values.size() != nodes.size() || values.values().stream().distinct().count() > 1) {
+            out.append("  ").append(key).append(": ").append(values).append('\n');
+          }
+        });
     return out.toString();
   }
 

@@ -21,9 +21,9 @@ import java.util.function.IntFunction;
  * timeout (1 s), so elections happen during the load. Where a fault can hit the leader or a
  * follower (partitions, membership, pressure), the leader is chosen half of the time.
  *
- * <p>The cluster must run with {@link #NODE_CONFIG} and {@link #NODE_ARGS}, which make level 0
- * fill quickly (for {@link Fault#PRESSURE}) and snapshots and log purges frequent (for
- * {@link Fault#SNAPSHOT_INSTALL}).
+ * <p>The cluster must run with {@link #NODE_CONFIG} and {@link #NODE_ARGS}, which make level 0 fill
+ * quickly (for {@link Fault#PRESSURE}) and snapshots and log purges frequent (for {@link
+ * Fault#SNAPSHOT_INSTALL}).
  */
 final class Nemesis extends Thread {
   enum Fault {
@@ -44,13 +44,13 @@ final class Nemesis extends Thread {
     /** Leadership transferred to a random follower (Cluster.TransferLeadership); no heal. */
     TRANSFER_LEADER,
     /**
-     * A member removed from the configuration, its container replaced by one with an empty
-     * disk started to join, and added back: a member replaced, as an operator does it.
+     * A member removed from the configuration, its container replaced by one with an empty disk
+     * started to join, and added back: a member replaced, as an operator does it.
      */
     MEMBERSHIP,
     /**
-     * One node's compactions paused through the admin API while extra writes fill its level 0
-     * until writes are refused (WriteThrottled), then resumed.
+     * One node's compactions paused through the admin API while extra writes fill its level 0 until
+     * writes are refused (WriteThrottled), then resumed.
      */
     PRESSURE,
     /**
@@ -63,7 +63,8 @@ final class Nemesis extends Thread {
   }
 
   /** node.toml additions for the nemesis cluster: small memtables, low level-0 triggers. */
-  static final String NODE_CONFIG = """
+  static final String NODE_CONFIG =
+      """
 
       [lsm]
       memtable_size = "64KiB"
@@ -77,8 +78,14 @@ final class Nemesis extends Thread {
       """;
 
   /** Frequent snapshots, small log segments and a small purge gap: lagging nodes install. */
-  static final List<String> NODE_ARGS = List.of("--set", "raft.snapshot_every_entries=1000",
-      "--set", "raft.log_segment_size=256KiB", "--set", "raft.purge_gap=100");
+  static final List<String> NODE_ARGS =
+      List.of(
+          "--set",
+          "raft.snapshot_every_entries=1000",
+          "--set",
+          "raft.log_segment_size=256KiB",
+          "--set",
+          "raft.purge_gap=100");
 
   private final DockerCluster cluster;
   private final ShaleClient client;
@@ -96,8 +103,12 @@ final class Nemesis extends Thread {
     this.fault = fault;
     this.random = new SplittableRandom(seed);
     // Extra writes of PRESSURE and SNAPSHOT_INSTALL: told at once when throttled.
-    this.filler = ShaleClient.builder().endpoints(cluster.endpoints().toArray(String[]::new))
-        .deadline(Duration.ofSeconds(20)).throttlePolicy(ThrottlePolicy.failFast()).build();
+    this.filler =
+        ShaleClient.builder()
+            .endpoints(cluster.endpoints().toArray(String[]::new))
+            .deadline(Duration.ofSeconds(20))
+            .throttlePolicy(ThrottlePolicy.failFast())
+            .build();
     setDaemon(true);
   }
 
@@ -123,8 +134,10 @@ final class Nemesis extends Thread {
         if (stop) {
           break;
         }
-        Fault f = fault == Fault.MIXED
-            ? Fault.values()[random.nextInt(Fault.values().length - 1)] : fault;
+        Fault f =
+            fault == Fault.MIXED
+                ? Fault.values()[random.nextInt(Fault.values().length - 1)]
+                : fault;
         round(f, 3000 + random.nextInt(2000));
       }
     } catch (Throwable t) {
@@ -194,20 +207,20 @@ final class Nemesis extends Thread {
       client.cluster().transferLeadership(to);
       injected.add("TRANSFER_LEADER " + leader + " -> " + to);
     } catch (RuntimeException refused) { // e.g. no leader at that moment: nothing changed
-      injected.add("TRANSFER_LEADER " + leader + " -> " + to + " refused: "
-          + refused.getMessage());
+      injected.add("TRANSFER_LEADER " + leader + " -> " + to + " refused: " + refused.getMessage());
     }
     sleep(holdMillis);
   }
 
   /** Kill, pause or disconnect of the victims, held, then healed (every victim, always). */
   private void processFault(Fault f, String leader, long holdMillis) throws InterruptedException {
-    List<String> victims = switch (f) {
-      case KILL_LEADER, PAUSE_LEADER, ISOLATE_LEADER -> List.of(leader);
-      case KILL_FOLLOWER -> List.of(otherThan(leader));
-      case KILL_MAJORITY -> majorityWith(leader);
-      default -> throw new IllegalStateException(f.name());
-    };
+    List<String> victims =
+        switch (f) {
+          case KILL_LEADER, PAUSE_LEADER, ISOLATE_LEADER -> List.of(leader);
+          case KILL_FOLLOWER -> List.of(otherThan(leader));
+          case KILL_MAJORITY -> majorityWith(leader);
+          default -> throw new IllegalStateException(f.name());
+        };
     for (String v : victims) { // a victim that fails to go down is healed below like the others
       switch (f) {
         case KILL_LEADER, KILL_FOLLOWER, KILL_MAJORITY -> cluster.kill(v);
@@ -241,8 +254,8 @@ final class Nemesis extends Thread {
 
   /**
    * PARTITION_HALVES: a minority (with the leader half of the time) against the rest.
-   * PARTITION_BRIDGE: one node (the leader half of the time) sees two sides that do not see
-   * each other (1 and 1 of 3, 2 and 2 of 5).
+   * PARTITION_BRIDGE: one node (the leader half of the time) sees two sides that do not see each
+   * other (1 and 1 of 3, 2 and 2 of 5).
    */
   private void partition(Fault f, String leader, long holdMillis) throws InterruptedException {
     List<String> a;
@@ -273,16 +286,28 @@ final class Nemesis extends Thread {
       sleep(holdMillis);
       // Recorded, so a partition that did not take hold would show: with the old leader cut
       // off from a majority, the majority has elected another by now.
-      injected.add(description + " for " + holdMillis + " ms; leader " + leader + ", then "
-          + leaderSeenBy(majority.get(0)) + " as " + majority.get(0) + " saw it");
+      injected.add(
+          description
+              + " for "
+              + holdMillis
+              + " ms; leader "
+              + leader
+              + ", then "
+              + leaderSeenBy(majority.get(0))
+              + " as "
+              + majority.get(0)
+              + " saw it");
     } finally {
       cluster.healNetwork();
     }
   }
 
   private String leaderSeenBy(String id) {
-    try (ShaleClient one = ShaleClient.builder().endpoints(cluster.endpoint(id))
-        .deadline(Duration.ofSeconds(2)).build()) {
+    try (ShaleClient one =
+        ShaleClient.builder()
+            .endpoints(cluster.endpoint(id))
+            .deadline(Duration.ofSeconds(2))
+            .build()) {
       String l = one.cluster().members().leaderId();
       return l.isEmpty() ? "none" : l;
     } catch (RuntimeException e) {
@@ -291,8 +316,8 @@ final class Nemesis extends Thread {
   }
 
   /**
-   * Removes {@code victim} from the configuration (a leader steps down once the change
-   * commits), replaces its container by an empty one started to join, and adds it back.
+   * Removes {@code victim} from the configuration (a leader steps down once the change commits),
+   * replaces its container by an empty one started to join, and adds it back.
    */
   private void replaceMember(String victim) throws InterruptedException {
     long start = System.nanoTime();
@@ -316,8 +341,12 @@ final class Nemesis extends Thread {
     // The empty node must first install a snapshot of everything written so far (20 MB and more
     // after the snapshot-install runs), which took over a minute on 2 busy cores.
     addBack(victim, Duration.ofSeconds(180));
-    injected.add("MEMBERSHIP " + victim + " removed, replaced by an empty node and added back in "
-        + (System.nanoTime() - start) / 1_000_000 + " ms");
+    injected.add(
+        "MEMBERSHIP "
+            + victim
+            + " removed, replaced by an empty node and added back in "
+            + (System.nanoTime() - start) / 1_000_000
+            + " ms");
   }
 
   /** Adds {@code id} (running with --join) until the configuration holds it; fails if not. */
@@ -356,8 +385,8 @@ final class Nemesis extends Thread {
   }
 
   /**
-   * Pauses {@code node}'s compactions and writes 4 KiB values (below the blob threshold, so
-   * they fill memtables) until a write is refused as throttled, holds, then resumes.
+   * Pauses {@code node}'s compactions and writes 4 KiB values (below the blob threshold, so they
+   * fill memtables) until a write is refused as throttled, holds, then resumes.
    */
   private void pressure(String node, long holdMillis) throws InterruptedException {
     long start = System.nanoTime();
@@ -375,10 +404,24 @@ final class Nemesis extends Thread {
         }
         written += FILL_WINDOW;
       }
-      injected.add("PRESSURE " + node + " compactions paused; " + (refused == null
-          ? "no write refused" : "writes refused after " + written + " fills ("
-              + refused.throttleCause() + " on " + refused.node() + ")")
-          + " in " + (System.nanoTime() - start) / 1_000_000 + " ms; held " + holdMillis + " ms");
+      injected.add(
+          "PRESSURE "
+              + node
+              + " compactions paused; "
+              + (refused == null
+                  ? "no write refused"
+                  : "writes refused after "
+                      + written
+                      + " fills ("
+                      + refused.throttleCause()
+                      + " on "
+                      + refused.node()
+                      + ")")
+              + " in "
+              + (System.nanoTime() - start) / 1_000_000
+              + " ms; held "
+              + holdMillis
+              + " ms");
       sleep(holdMillis);
     } finally {
       resumeCompactions(node);
@@ -413,10 +456,10 @@ final class Nemesis extends Thread {
   }
 
   /**
-   * Runs an admin call on one node until it answers, for up to 60 s: the node may still be
-   * starting after an earlier round's fault (a JVM start in a container takes 5-15 s; a MIXED
-   * run on 5 nodes once failed here, asking a node restarted after KILL_MAJORITY to pause).
-   * Pausing or resuming twice is harmless.
+   * Runs an admin call on one node until it answers, for up to 60 s: the node may still be starting
+   * after an earlier round's fault (a JVM start in a container takes 5-15 s; a MIXED run on 5 nodes
+   * once failed here, asking a node restarted after KILL_MAJORITY to pause). Pausing or resuming
+   * twice is harmless.
    */
   private void untilAnswered(Runnable call) throws InterruptedException {
     long deadline = System.nanoTime() + 60_000_000_000L;
@@ -434,9 +477,9 @@ final class Nemesis extends Thread {
   }
 
   /**
-   * Kills a follower, writes past a snapshot on the others (about 20 MB in 1,200 blob-sized
-   * values; snapshots every 1,000 entries, then the log is purged), starts the follower, kills
-   * it once its log says it is installing the leader's snapshot, and starts it again.
+   * Kills a follower, writes past a snapshot on the others (about 20 MB in 1,200 blob-sized values;
+   * snapshots every 1,000 entries, then the log is purged), starts the follower, kills it once its
+   * log says it is installing the leader's snapshot, and starts it again.
    */
   private void killDuringSnapshotInstall(String leader) throws InterruptedException {
     String follower = otherThan(leader);
@@ -455,8 +498,8 @@ final class Nemesis extends Thread {
       int fetchedBefore = count(cluster.logs(follower), "fetched snapshot");
       cluster.start(follower);
       started = true;
-      boolean installing = awaitLog(follower, "installing a snapshot", installsBefore,
-          Duration.ofSeconds(30));
+      boolean installing =
+          awaitLog(follower, "installing a snapshot", installsBefore, Duration.ofSeconds(30));
       sleep(random.nextInt(300));
       boolean finishedFirst = count(cluster.logs(follower), "fetched snapshot") > fetchedBefore;
       cluster.kill(follower);
@@ -464,14 +507,24 @@ final class Nemesis extends Thread {
       int fetchedAfterKill = count(cluster.logs(follower), "fetched snapshot");
       cluster.start(follower);
       started = true;
-      boolean installed = awaitLog(follower, "fetched snapshot", fetchedAfterKill,
-          Duration.ofSeconds(60));
-      injected.add("SNAPSHOT_INSTALL " + follower + ": " + filled + " in " + fillMillis + " ms, "
-          + (installing
-          ? "killed " + (finishedFirst ? "just after" : "during") + " its snapshot install"
-          : "no install seen within 30 s, killed anyway") + "; after restart "
-          + (installed ? "installed again" : "caught up without a new install")
-          + " in " + (System.nanoTime() - start) / 1_000_000 + " ms");
+      boolean installed =
+          awaitLog(follower, "fetched snapshot", fetchedAfterKill, Duration.ofSeconds(60));
+      injected.add(
+          "SNAPSHOT_INSTALL "
+              + follower
+              + ": "
+              + filled
+              + " in "
+              + fillMillis
+              + " ms, "
+              + (installing
+                  ? "killed " + (finishedFirst ? "just after" : "during") + " its snapshot install"
+                  : "no install seen within 30 s, killed anyway")
+              + "; after restart "
+              + (installed ? "installed again" : "caught up without a new install")
+              + " in "
+              + (System.nanoTime() - start) / 1_000_000
+              + " ms");
     } finally {
       if (!started) {
         cluster.start(follower);
@@ -486,13 +539,13 @@ final class Nemesis extends Thread {
   private static final Duration FILL_PATIENCE = Duration.ofSeconds(45);
 
   /**
-   * Writes the SNAPSHOT_INSTALL round's fills, each window again until it is taken, and says
-   * how many were written and what refused them (each refused put counted, every time). Sent
-   * once each, most fail-fast fills were refused (384 to 1,200 of the 1,200 in each round of
-   * the runs at 699e29a), and a round that writes nothing past a snapshot leaves its follower
-   * nothing to install (run 31's second round). Sending them again until taken makes every
-   * round put its follower behind the purged log, as the fault says it does. The patience is
-   * checked between windows, so a window in flight (20 s deadline at most) may overrun it.
+   * Writes the SNAPSHOT_INSTALL round's fills, each window again until it is taken, and says how
+   * many were written and what refused them (each refused put counted, every time). Sent once each,
+   * most fail-fast fills were refused (384 to 1,200 of the 1,200 in each round of the runs at
+   * 699e29a), and a round that writes nothing past a snapshot leaves its follower nothing to
+   * install (run 31's second round). Sending them again until taken makes every round put its
+   * follower behind the purged log, as the fault says it does. The patience is checked between
+   * windows, so a window in flight (20 s deadline at most) may overrun it.
    */
   private String fillPastSnapshot() throws InterruptedException {
     byte[] value = new byte[16 << 10];
@@ -501,19 +554,25 @@ final class Nemesis extends Thread {
     Map<String, Integer> refusals = new TreeMap<>();
     int written = 0;
     while (written < SNAPSHOT_FILLS && System.nanoTime() < deadline) {
-      List<Throwable> failures = fill("fill/snapshot/", written, i -> {
-        byte[] v = value.clone();
-        v[0] = (byte) i;
-        return v;
-      });
+      List<Throwable> failures =
+          fill(
+              "fill/snapshot/",
+              written,
+              i -> {
+                byte[] v = value.clone();
+                v[0] = (byte) i;
+                return v;
+              });
       if (failures.isEmpty()) {
         written += FILL_WINDOW;
         continue;
       }
       long backoffMillis = 50;
       for (Throwable f : failures) {
-        String why = f instanceof WriteThrottledException t
-            ? t.throttleCause() + " on " + t.node() : f.getClass().getSimpleName();
+        String why =
+            f instanceof WriteThrottledException t
+                ? t.throttleCause() + " on " + t.node()
+                : f.getClass().getSimpleName();
         refusals.merge(why, 1, Integer::sum);
         if (f instanceof WriteThrottledException t && t.retryAfter() != null) {
           backoffMillis = Math.max(backoffMillis, Math.min(1000, t.retryAfter().toMillis()));
@@ -521,7 +580,10 @@ final class Nemesis extends Thread {
       }
       sleep(backoffMillis); // the whole window again: a put of the same value is idempotent
     }
-    return "filled " + written + " of " + SNAPSHOT_FILLS
+    return "filled "
+        + written
+        + " of "
+        + SNAPSHOT_FILLS
         + (refusals.isEmpty() ? "" : " (refusals: " + refusals + ")");
   }
 

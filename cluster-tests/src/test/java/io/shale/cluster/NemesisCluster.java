@@ -3,14 +3,14 @@ package io.shale.cluster;
 import io.shale.client.ShaleClient;
 
 /**
- * The nemesis suite's cluster and its client, replaced by a fresh cluster of the same size after
- * a run that failed.
+ * The nemesis suite's cluster and its client, replaced by a fresh cluster of the same size after a
+ * run that failed.
  *
  * <p>Why: a failed run leaves the cluster as the failure left it (a member never added back, a
  * removed peer still sent to, a node whose group stopped), and every run after it then fails on
- * that cluster instead of on its own faults: run 448 after 447, and runs 1013-1025 after 1012,
- * were all lost that way. The failed run keeps its own evidence (its history or the nodes' logs,
- * saved before the replacement); the runs after it start from a cluster that is whole.
+ * that cluster instead of on its own faults: run 448 after 447, and runs 1013-1025 after 1012, were
+ * all lost that way. The failed run keeps its own evidence (its history or the nodes' logs, saved
+ * before the replacement); the runs after it start from a cluster that is whole.
  *
  * <p>Not thread-safe: the suite's runs are sequential.
  */
@@ -50,8 +50,11 @@ final class NemesisCluster implements AutoCloseable {
 
   private void requireOne() {
     if (cluster == null || client == null) {
-      throw new IllegalStateException("no " + size + "-node nemesis cluster: closed, or its "
-          + "replacement after a failed run did not start (that run's failure says why)");
+      throw new IllegalStateException(
+          "no "
+              + size
+              + "-node nemesis cluster: closed, or its "
+              + "replacement after a failed run did not start (that run's failure says why)");
     }
   }
 

@@ -1,11 +1,11 @@
 package io.shale.cluster;
 
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 
@@ -16,9 +16,9 @@ import org.junit.jupiter.api.TestFactory;
  */
 class NemesisFiveNodesIT {
   private static final int SECONDS = Integer.getInteger("nemesis.seconds", 10);
-  private static final Path OUT = Path.of(System.getProperty("basedir", "."), "target",
-      "nemesis");
+  private static final Path OUT = Path.of(System.getProperty("basedir", "."), "target", "nemesis");
   private static NemesisCluster suite;
+
   /** The last run's number: from 500 + nemesis.firstRun on, apart from the 3-node runs'. */
   private static int run = 500 + Integer.getInteger("nemesis.firstRun", 1) - 1;
 
@@ -43,19 +43,28 @@ class NemesisFiveNodesIT {
   @TestFactory
   Stream<DynamicTest> faultKinds() {
     String kinds = System.getProperty("nemesis.faults5", "");
-    List<Nemesis.Fault> faults = kinds.isEmpty() ? List.of(Nemesis.Fault.KILL_MAJORITY,
-        Nemesis.Fault.PARTITION_HALVES, Nemesis.Fault.PARTITION_BRIDGE, Nemesis.Fault.MIXED)
-        : Nemesis.parse(kinds);
+    List<Nemesis.Fault> faults =
+        kinds.isEmpty()
+            ? List.of(
+                Nemesis.Fault.KILL_MAJORITY,
+                Nemesis.Fault.PARTITION_HALVES,
+                Nemesis.Fault.PARTITION_BRIDGE,
+                Nemesis.Fault.MIXED)
+            : Nemesis.parse(kinds);
     int runs = Integer.getInteger("nemesis.runs5", 1);
     List<DynamicTest> tests = new ArrayList<>();
     for (Nemesis.Fault f : faults) {
       for (int r = 1; r <= runs; r++) {
-        tests.add(DynamicTest.dynamicTest(f + " run " + r + " on 5 nodes",
-            () -> NemesisRun.run(suite, f, ++run, SECONDS, OUT)));
+        tests.add(
+            DynamicTest.dynamicTest(
+                f + " run " + r + " on 5 nodes",
+                () -> NemesisRun.run(suite, f, ++run, SECONDS, OUT)));
       }
     }
-    tests.add(DynamicTest.dynamicTest("every node's files verified",
-        () -> NemesisRun.verifyFiles(suite.cluster(), suite.client(), OUT)));
+    tests.add(
+        DynamicTest.dynamicTest(
+            "every node's files verified",
+            () -> NemesisRun.verifyFiles(suite.cluster(), suite.client(), OUT)));
     return tests.stream();
   }
 }

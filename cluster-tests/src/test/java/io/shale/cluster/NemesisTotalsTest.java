@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code ops/bin/nemesis-totals} run as a process over summary tables written by
- * {@link NemesisRun#summaryLine}, so the script and the rows it parses cannot drift apart.
+ * {@code ops/bin/nemesis-totals} run as a process over summary tables written by {@link
+ * NemesisRun#summaryLine}, so the script and the rows it parses cannot drift apart.
  */
 class NemesisTotalsTest {
   @TempDir Path dir;
@@ -43,20 +43,21 @@ class NemesisTotalsTest {
     Path a = dir.resolve("a");
     Path b = dir.resolve("b");
     // Thousands separators in operations and unknown outcomes, as the suite writes them.
-    NemesisRun.appendToSummary(a, NemesisRun.summaryLine(1, "KILL_LEADER", 3, 61.4, 12_345, 2,
-        9, "linearizable", 80, 0));
-    NemesisRun.appendToSummary(a, NemesisRun.summaryLine(501, "MIXED", 5, 70, 1_075, 1_010, 8,
-        "linearizable", 22, 0));
-    NemesisRun.appendToSummary(b, NemesisRun.summaryLine(2, "KILL_LEADER", 3, 62, 1_000, 0, 7,
-        "linearizable", 10, 0));
+    NemesisRun.appendToSummary(
+        a, NemesisRun.summaryLine(1, "KILL_LEADER", 3, 61.4, 12_345, 2, 9, "linearizable", 80, 0));
+    NemesisRun.appendToSummary(
+        a, NemesisRun.summaryLine(501, "MIXED", 5, 70, 1_075, 1_010, 8, "linearizable", 22, 0));
+    NemesisRun.appendToSummary(
+        b, NemesisRun.summaryLine(2, "KILL_LEADER", 3, 62, 1_000, 0, 7, "linearizable", 10, 0));
     // Run 1 again in a later part: its last line replaces the first.
-    NemesisRun.appendToSummary(b, NemesisRun.summaryLine(1, "KILL_LEADER", 3, 60, 5, 1, 4,
-        "linearizable", 10, 0));
+    NemesisRun.appendToSummary(
+        b, NemesisRun.summaryLine(1, "KILL_LEADER", 3, 60, 5, 1, 4, "linearizable", 10, 0));
 
     Result r = totals(a.resolve("summary.md"), b.resolve("summary.md"));
 
     assertThat(r.code()).as(r.out()).isZero();
-    assertThat(r.out()).contains("| KILL_LEADER | 2 | 1005 | 1 | 11 | 0 |")
+    assertThat(r.out())
+        .contains("| KILL_LEADER | 2 | 1005 | 1 | 11 | 0 |")
         .contains("| MIXED (5 nodes) | 1 | 1075 | 1010 | 8 | 0 |")
         .contains("| all | 3 | 2080 | 1011 | 19 | 0 |")
         .doesNotContain("not checked linearizable");
@@ -64,14 +65,16 @@ class NemesisTotalsTest {
 
   @Test
   void aRunNotCheckedLinearizableIsNamedAndItsAnomalyCounted() throws Exception {
-    NemesisRun.appendToSummary(dir, NemesisRun.summaryLine(7, "PAUSE_LEADER", 3, 60, 900, 3, 5,
-        "NOT linearizable", 40, 1));
-    NemesisRun.appendToSummary(dir, NemesisRun.summaryLine(8, "PAUSE_LEADER", 3, 60, 100, 0, 5,
-        "linearizable", 4, 0));
+    NemesisRun.appendToSummary(
+        dir,
+        NemesisRun.summaryLine(7, "PAUSE_LEADER", 3, 60, 900, 3, 5, "NOT linearizable", 40, 1));
+    NemesisRun.appendToSummary(
+        dir, NemesisRun.summaryLine(8, "PAUSE_LEADER", 3, 60, 100, 0, 5, "linearizable", 4, 0));
 
     Result r = totals(dir.resolve("summary.md"));
 
-    assertThat(r.out()).contains("| PAUSE_LEADER | 2 | 1000 | 3 | 10 | 1 |")
+    assertThat(r.out())
+        .contains("| PAUSE_LEADER | 2 | 1000 | 3 | 10 | 1 |")
         .contains("not checked linearizable: 7 (PAUSE_LEADER: NOT linearizable in 40 ms)");
   }
 
@@ -83,18 +86,19 @@ class NemesisTotalsTest {
   void theLongFormCountsEachCodesRowsByItsRule() throws Exception {
     Path older = dir.resolve("old");
     Path newer = dir.resolve("new");
-    NemesisRun.appendToSummary(older, NemesisRun.summaryLine(1, "KILL_LEADER", 3, 60, 1_500, 2,
-        4, "linearizable", 10, 0));
-    NemesisRun.appendToSummary(older, NemesisRun.summaryLine(2, "MEMBERSHIP", 3, 60, 9_000, 0,
-        3, "linearizable", 10, 0));
-    NemesisRun.appendToSummary(older, NemesisRun.summaryLine(501, "MIXED", 5, 60, 700, 7, 6,
-        "linearizable", 10, 0));
-    NemesisRun.appendToSummary(newer, NemesisRun.summaryLine(3, "MEMBERSHIP", 3, 60, 2_000, 1,
-        2, "linearizable", 10, 0));
-    NemesisRun.appendToSummary(newer, NemesisRun.summaryLine(4, "KILL_LEADER", 3, 60, 500, 0,
-        5, "NOT linearizable", 10, 1));
-    Files.writeString(dir.resolve("COUNTING"), "# rule\nold except MEMBERSHIP;MIXED (5 nodes)\n"
-        + "new all\n");
+    NemesisRun.appendToSummary(
+        older, NemesisRun.summaryLine(1, "KILL_LEADER", 3, 60, 1_500, 2, 4, "linearizable", 10, 0));
+    NemesisRun.appendToSummary(
+        older, NemesisRun.summaryLine(2, "MEMBERSHIP", 3, 60, 9_000, 0, 3, "linearizable", 10, 0));
+    NemesisRun.appendToSummary(
+        older, NemesisRun.summaryLine(501, "MIXED", 5, 60, 700, 7, 6, "linearizable", 10, 0));
+    NemesisRun.appendToSummary(
+        newer, NemesisRun.summaryLine(3, "MEMBERSHIP", 3, 60, 2_000, 1, 2, "linearizable", 10, 0));
+    NemesisRun.appendToSummary(
+        newer,
+        NemesisRun.summaryLine(4, "KILL_LEADER", 3, 60, 500, 0, 5, "NOT linearizable", 10, 1));
+    Files.writeString(
+        dir.resolve("COUNTING"), "# rule\nold except MEMBERSHIP;MIXED (5 nodes)\n" + "new all\n");
 
     Result r = script("long-form-count", List.of(dir.toString()));
 

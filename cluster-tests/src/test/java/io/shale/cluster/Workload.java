@@ -14,8 +14,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Concurrent clients doing random reads, writes and compare-and-sets on a few keys (so that they
- * conflict often), recording every operation for the linearizability checker. Values are unique
- * per write ("p3-17:" then padding); one in ten is 9 KiB, above the engine's blob threshold.
+ * conflict often), recording every operation for the linearizability checker. Values are unique per
+ * write ("p3-17:" then padding); one in ten is 9 KiB, above the engine's blob threshold.
  *
  * <p>Outcomes: an answer is recorded as it is; a write refused by write pressure never happened
  * (dropped); a write that failed otherwise (timeout, no node reachable) may or may not have
@@ -28,8 +28,10 @@ final class Workload {
   private final AtomicInteger unknown = new AtomicInteger();
   private final List<Thread> threads = new ArrayList<>();
   private volatile boolean stop;
+
   /** A malformed request: a bug in the test or the client, reported by {@link #finish}. */
   private volatile RuntimeException bug;
+
   private final ShaleClient reads;
 
   Workload(ShaleClient client, String prefix, int processes, int keys, long seed) {
@@ -37,8 +39,8 @@ final class Workload {
   }
 
   /** Reads (the plain ones, not a CAS's look before it) through {@code reads}. */
-  Workload(ShaleClient client, ShaleClient reads, String prefix, int processes, int keys,
-      long seed) {
+  Workload(
+      ShaleClient client, ShaleClient reads, String prefix, int processes, int keys, long seed) {
     this.reads = reads;
     for (int p = 0; p < processes; p++) {
       int process = p;
@@ -81,14 +83,19 @@ final class Workload {
     }
   }
 
-  private void run(ShaleClient client, String prefix, int process, int keys,
-      SplittableRandom random) {
+  private void run(
+      ShaleClient client, String prefix, int process, int keys, SplittableRandom random) {
     int n = 0;
     while (!stop) {
       String key = prefix + random.nextInt(keys);
       int kind = random.nextInt(10); // 4 reads, 3 writes, 3 compare-and-sets
-      String value = "p" + process + "-" + n++ + ":"
-          + "x".repeat(random.nextInt(10) == 0 ? 9 * 1024 : random.nextInt(100));
+      String value =
+          "p"
+              + process
+              + "-"
+              + n++
+              + ":"
+              + "x".repeat(random.nextInt(10) == 0 ? 9 * 1024 : random.nextInt(100));
       String expected = null;
       if (kind >= 7) {
         // Expect what this process last saw (or absence, now and then): some apply, some not.
@@ -104,16 +111,21 @@ final class Workload {
       try {
         if (kind < 4) {
           Entry e = reads.get(key);
-          record(Operation.read(id, process, key, e == null ? null : e.valueUtf8(), called,
-              System.nanoTime()));
+          record(
+              Operation.read(
+                  id, process, key, e == null ? null : e.valueUtf8(), called, System.nanoTime()));
         } else if (kind < 7) {
           client.put(key, value);
           record(Operation.write(id, process, key, value, called, System.nanoTime()));
         } else {
-          CasResult r = client.compareAndSet(key, expected == null ? Expectation.absent()
-              : Expectation.value(expected), value);
-          record(Operation.cas(id, process, key, expected, value, r.applied(), called,
-              System.nanoTime()));
+          CasResult r =
+              client.compareAndSet(
+                  key,
+                  expected == null ? Expectation.absent() : Expectation.value(expected),
+                  value);
+          record(
+              Operation.cas(
+                  id, process, key, expected, value, r.applied(), called, System.nanoTime()));
         }
         ok.incrementAndGet();
       } catch (InvalidRequestException e) {
@@ -124,9 +136,11 @@ final class Workload {
       } catch (RuntimeException indeterminate) {
         if (kind >= 4) {
           unknown.incrementAndGet();
-          record(kind < 7 ? Operation.write(id, process, key, value, called, Long.MAX_VALUE)
-              : Operation.cas(id, process, key, expected, value, false, called,
-                  Long.MAX_VALUE));
+          record(
+              kind < 7
+                  ? Operation.write(id, process, key, value, called, Long.MAX_VALUE)
+                  : Operation.cas(
+                      id, process, key, expected, value, false, called, Long.MAX_VALUE));
         }
       }
     }

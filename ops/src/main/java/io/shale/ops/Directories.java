@@ -7,7 +7,9 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.stream.Stream;
 
-/** Engine directories the ops programs create and remove (temporary data of demos and benchmarks). */
+/**
+ * Engine directories the ops programs create and remove (temporary data of demos and benchmarks).
+ */
 public final class Directories {
   private Directories() {}
 

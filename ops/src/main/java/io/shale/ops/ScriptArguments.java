@@ -4,9 +4,9 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 
 /**
- * What the {@code ops/bin} scripts' programs share when reading their arguments. The scripts
- * change to the repository root before starting Java and pass the user's directory as
- * {@code -Dshale.ops.cwd}, so relative paths must be resolved against that, not the JVM's.
+ * What the {@code ops/bin} scripts' programs share when reading their arguments. The scripts change
+ * to the repository root before starting Java and pass the user's directory as {@code
+ * -Dshale.ops.cwd}, so relative paths must be resolved against that, not the JVM's.
  */
 public final class ScriptArguments {
   private ScriptArguments() {}

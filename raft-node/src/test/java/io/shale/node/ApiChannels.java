@@ -12,8 +12,8 @@ final class ApiChannels implements AutoCloseable {
 
   /** A new channel to node {@code id}'s API address (running or not). */
   ManagedChannel to(LocalCluster cluster, String id) {
-    ManagedChannel ch = NettyChannelBuilder.forTarget(cluster.peer(id).apiAddress())
-        .usePlaintext().build();
+    ManagedChannel ch =
+        NettyChannelBuilder.forTarget(cluster.peer(id).apiAddress()).usePlaintext().build();
     open.add(ch);
     return ch;
   }

@@ -38,8 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The gRPC KV API of a real 3-node cluster, called on followers and leader alike. */
 class KvApiTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private LocalCluster cluster;
   private final Map<String, ManagedChannel> channels = new HashMap<>();
@@ -57,9 +56,14 @@ class KvApiTest {
   }
 
   private KVGrpc.KVBlockingStub kv(String node) {
-    ManagedChannel ch = channels.computeIfAbsent(node, n -> NettyChannelBuilder
-        .forAddress("127.0.0.1", cluster.node(n).apiPort()).usePlaintext()
-        .maxInboundMessageSize(32 << 20).build());
+    ManagedChannel ch =
+        channels.computeIfAbsent(
+            node,
+            n ->
+                NettyChannelBuilder.forAddress("127.0.0.1", cluster.node(n).apiPort())
+                    .usePlaintext()
+                    .maxInboundMessageSize(32 << 20)
+                    .build());
     return KVGrpc.newBlockingStub(ch).withDeadlineAfter(20, TimeUnit.SECONDS);
   }
 
@@ -84,13 +88,17 @@ class KvApiTest {
       GetResponse g = kv(n).get(GetRequest.newBuilder().setKey(s("a")).build());
       assertThat(g.getFound()).as(n).isTrue();
       assertThat(g.getValue().toStringUtf8()).isEqualTo("1");
-      assertThat(g.getHeader().getAppliedIndex()).isGreaterThanOrEqualTo(put.getHeader().getAppliedIndex());
+      assertThat(g.getHeader().getAppliedIndex())
+          .isGreaterThanOrEqualTo(put.getHeader().getAppliedIndex());
     }
 
     List<Op> ops = new ArrayList<>();
     for (int i = 0; i < 25; i++) {
-      ops.add(Op.newBuilder().setPut(KeyValue.newBuilder().setKey(s(String.format("s%02d", i)))
-          .setValue(s("v" + i))).build());
+      ops.add(
+          Op.newBuilder()
+              .setPut(
+                  KeyValue.newBuilder().setKey(s(String.format("s%02d", i))).setValue(s("v" + i)))
+              .build());
     }
     ops.add(Op.newBuilder().setDelete(s("a")).build());
     kv(f).batch(BatchRequest.newBuilder().addAllOps(ops).build());
@@ -100,69 +108,129 @@ class KvApiTest {
     List<String> seen = new ArrayList<>();
     ByteString start = s("s");
     while (true) {
-      ScanResponse page = kv(f).scan(ScanRequest.newBuilder().setStart(start).setEnd(s("t"))
-          .setLimit(10).build());
+      ScanResponse page =
+          kv(f).scan(ScanRequest.newBuilder().setStart(start).setEnd(s("t")).setLimit(10).build());
       page.getEntriesList().forEach(e -> seen.add(e.getKey().toStringUtf8()));
       if (!page.getMore()) {
         break;
       }
-      start = page.getEntries(page.getEntriesCount() - 1).getKey().concat(ByteString.copyFrom(new byte[] {0}));
+      start =
+          page.getEntries(page.getEntriesCount() - 1)
+              .getKey()
+              .concat(ByteString.copyFrom(new byte[] {0}));
     }
     assertThat(seen).hasSize(25).startsWith("s00", "s01").endsWith("s24");
-    ScanResponse reverse = kv(f).scan(ScanRequest.newBuilder().setStart(s("s")).setEnd(s("t"))
-        .setLimit(3).setReverse(true).setKeysOnly(true).build());
-    assertThat(reverse.getEntriesList()).extracting(e -> e.getKey().toStringUtf8())
+    ScanResponse reverse =
+        kv(f)
+            .scan(
+                ScanRequest.newBuilder()
+                    .setStart(s("s"))
+                    .setEnd(s("t"))
+                    .setLimit(3)
+                    .setReverse(true)
+                    .setKeysOnly(true)
+                    .build());
+    assertThat(reverse.getEntriesList())
+        .extracting(e -> e.getKey().toStringUtf8())
         .containsExactly("s24", "s23", "s22");
 
     // Compare-and-set.
-    CompareAndSetResponse lost = kv(f).compareAndSet(CompareAndSetRequest.newBuilder()
-        .setKey(s("s01")).setExpectedValue(s("wrong")).setThen(Op.newBuilder().setPut(
-            KeyValue.newBuilder().setKey(s("s01")).setValue(s("x")))).build());
+    CompareAndSetResponse lost =
+        kv(f)
+            .compareAndSet(
+                CompareAndSetRequest.newBuilder()
+                    .setKey(s("s01"))
+                    .setExpectedValue(s("wrong"))
+                    .setThen(
+                        Op.newBuilder()
+                            .setPut(KeyValue.newBuilder().setKey(s("s01")).setValue(s("x"))))
+                    .build());
     assertThat(lost.getApplied()).isFalse();
     assertThat(lost.getCurrent().toStringUtf8()).isEqualTo("v1");
-    CompareAndSetResponse won = kv(f).compareAndSet(CompareAndSetRequest.newBuilder()
-        .setKey(s("s01")).setExpectedValue(s("v1")).setThen(Op.newBuilder().setDelete(s("s01")))
-        .build());
+    CompareAndSetResponse won =
+        kv(f)
+            .compareAndSet(
+                CompareAndSetRequest.newBuilder()
+                    .setKey(s("s01"))
+                    .setExpectedValue(s("v1"))
+                    .setThen(Op.newBuilder().setDelete(s("s01")))
+                    .build());
     assertThat(won.getApplied()).isTrue();
     assertThat(won.getFound()).isFalse();
-    CompareAndSetResponse created = kv(f).compareAndSet(CompareAndSetRequest.newBuilder()
-        .setKey(s("s01")).setExpectedAbsent(true).setThen(Op.newBuilder().setPut(
-            KeyValue.newBuilder().setKey(s("s01")).setValue(s("again")))).build());
+    CompareAndSetResponse created =
+        kv(f)
+            .compareAndSet(
+                CompareAndSetRequest.newBuilder()
+                    .setKey(s("s01"))
+                    .setExpectedAbsent(true)
+                    .setThen(
+                        Op.newBuilder()
+                            .setPut(KeyValue.newBuilder().setKey(s("s01")).setValue(s("again"))))
+                    .build());
     assertThat(created.getApplied()).isTrue();
 
     // Compare-and-set on the modification index (etcd's mod_revision): the put's index.
     GetResponse versioned = kv(f).get(GetRequest.newBuilder().setKey(s("s01")).build());
     assertThat(versioned.getModIndex()).isEqualTo(created.getModIndex()).isPositive();
-    CompareAndSetResponse staleIndex = kv(f).compareAndSet(CompareAndSetRequest.newBuilder()
-        .setKey(s("s01")).setExpectedModIndex(versioned.getModIndex() - 1).setThen(Op.newBuilder()
-            .setPut(KeyValue.newBuilder().setKey(s("s01")).setValue(s("no")))).build());
+    CompareAndSetResponse staleIndex =
+        kv(f)
+            .compareAndSet(
+                CompareAndSetRequest.newBuilder()
+                    .setKey(s("s01"))
+                    .setExpectedModIndex(versioned.getModIndex() - 1)
+                    .setThen(
+                        Op.newBuilder()
+                            .setPut(KeyValue.newBuilder().setKey(s("s01")).setValue(s("no"))))
+                    .build());
     assertThat(staleIndex.getApplied()).isFalse();
     assertThat(staleIndex.getModIndex()).isEqualTo(versioned.getModIndex());
-    CompareAndSetResponse byIndex = kv(f).compareAndSet(CompareAndSetRequest.newBuilder()
-        .setKey(s("s01")).setExpectedModIndex(versioned.getModIndex()).setThen(Op.newBuilder()
-            .setPut(KeyValue.newBuilder().setKey(s("s01")).setValue(s("yes")))).build());
+    CompareAndSetResponse byIndex =
+        kv(f)
+            .compareAndSet(
+                CompareAndSetRequest.newBuilder()
+                    .setKey(s("s01"))
+                    .setExpectedModIndex(versioned.getModIndex())
+                    .setThen(
+                        Op.newBuilder()
+                            .setPut(KeyValue.newBuilder().setKey(s("s01")).setValue(s("yes"))))
+                    .build());
     assertThat(byIndex.getApplied()).isTrue();
     assertThat(byIndex.getModIndex()).isGreaterThan(versioned.getModIndex());
     assertThat(kv(f).get(GetRequest.newBuilder().setKey(s("s01")).build()).getModIndex())
         .isEqualTo(byIndex.getModIndex());
-    CompareAndSetResponse absentByIndex = kv(f).compareAndSet(CompareAndSetRequest.newBuilder()
-        .setKey(s("never")).setExpectedModIndex(0).setThen(Op.newBuilder().setPut(
-            KeyValue.newBuilder().setKey(s("never")).setValue(s("now")))).build());
+    CompareAndSetResponse absentByIndex =
+        kv(f)
+            .compareAndSet(
+                CompareAndSetRequest.newBuilder()
+                    .setKey(s("never"))
+                    .setExpectedModIndex(0)
+                    .setThen(
+                        Op.newBuilder()
+                            .setPut(KeyValue.newBuilder().setKey(s("never")).setValue(s("now"))))
+                    .build());
     assertThat(absentByIndex.getApplied()).isTrue();
 
     // A stale read on a follower reflects its own applied index.
-    GetResponse stale = kv(f).get(GetRequest.newBuilder().setKey(s("s02"))
-        .setConsistency(Consistency.STALE).build());
+    GetResponse stale =
+        kv(f)
+            .get(
+                GetRequest.newBuilder().setKey(s("s02")).setConsistency(Consistency.STALE).build());
     assertThat(stale.getHeader().getNodeId()).isEqualTo(f);
     kv(f).delete(DeleteRequest.newBuilder().setKey(s("s02")).build());
     // Delete a range: s10..s19 gone, s09 and s20 kept (25 keys, s02 deleted above: 14 left).
     kv(f).deleteRange(DeleteRangeRequest.newBuilder().setStart(s("s10")).setEnd(s("s20")).build());
-    ScanResponse left = kv(f).scan(ScanRequest.newBuilder().setStart(s("s")).setEnd(s("t"))
-        .setKeysOnly(true).build());
-    assertThat(left.getEntriesList()).extracting(e -> e.getKey().toStringUtf8())
-        .contains("s09", "s20").doesNotContain("s02", "s10", "s15", "s19").hasSize(14);
-    assertThat(kv(cluster.leader()).get(GetRequest.newBuilder().setKey(s("s02")).build())
-        .getFound()).isFalse();
+    ScanResponse left =
+        kv(f)
+            .scan(
+                ScanRequest.newBuilder().setStart(s("s")).setEnd(s("t")).setKeysOnly(true).build());
+    assertThat(left.getEntriesList())
+        .extracting(e -> e.getKey().toStringUtf8())
+        .contains("s09", "s20")
+        .doesNotContain("s02", "s10", "s15", "s19")
+        .hasSize(14);
+    assertThat(
+            kv(cluster.leader()).get(GetRequest.newBuilder().setKey(s("s02")).build()).getFound())
+        .isFalse();
   }
 
   @Test
@@ -170,9 +238,14 @@ class KvApiTest {
     String f = follower();
     String other = cluster.running().stream().filter(n -> !n.equals(f)).findFirst().orElseThrow();
     kv(f).put(PutRequest.newBuilder().setKey(s("counter")).setValue(s("1")).build());
-    CompareAndSetRequest increment = CompareAndSetRequest.newBuilder().setKey(s("counter"))
-        .setExpectedValue(s("1")).setThen(Op.newBuilder().setPut(KeyValue.newBuilder()
-            .setKey(s("counter")).setValue(s("2")))).setRequestId(s("req-1")).build();
+    CompareAndSetRequest increment =
+        CompareAndSetRequest.newBuilder()
+            .setKey(s("counter"))
+            .setExpectedValue(s("1"))
+            .setThen(
+                Op.newBuilder().setPut(KeyValue.newBuilder().setKey(s("counter")).setValue(s("2"))))
+            .setRequestId(s("req-1"))
+            .build();
     CompareAndSetResponse first = kv(f).compareAndSet(increment);
     assertThat(first.getApplied()).isTrue();
     // The "retry" (the client never saw the first answer), sent to another node: applied again,
@@ -180,58 +253,98 @@ class KvApiTest {
     CompareAndSetResponse retry = kv(other).compareAndSet(increment);
     assertThat(retry.getApplied()).isTrue();
     assertThat(retry.getHeader().getAppliedIndex()).isEqualTo(first.getHeader().getAppliedIndex());
-    assertThat(kv(f).get(GetRequest.newBuilder().setKey(s("counter")).build()).getValue()
-        .toStringUtf8()).isEqualTo("2");
+    assertThat(
+            kv(f)
+                .get(GetRequest.newBuilder().setKey(s("counter")).build())
+                .getValue()
+                .toStringUtf8())
+        .isEqualTo("2");
     // A new id is a new write.
-    CompareAndSetResponse fresh = kv(f).compareAndSet(increment.toBuilder()
-        .setRequestId(s("req-2")).build());
+    CompareAndSetResponse fresh =
+        kv(f).compareAndSet(increment.toBuilder().setRequestId(s("req-2")).build());
     assertThat(fresh.getApplied()).isFalse();
     assertThat(fresh.getCurrent().toStringUtf8()).isEqualTo("2");
     // Puts too: the retry does not overwrite what came after the first attempt.
-    PutRequest put = PutRequest.newBuilder().setKey(s("p")).setValue(s("first"))
-        .setRequestId(s("req-3")).build();
+    PutRequest put =
+        PutRequest.newBuilder()
+            .setKey(s("p"))
+            .setValue(s("first"))
+            .setRequestId(s("req-3"))
+            .build();
     PutResponse p1 = kv(f).put(put);
     kv(f).put(PutRequest.newBuilder().setKey(s("p")).setValue(s("second")).build());
     PutResponse p2 = kv(other).put(put);
     assertThat(p2.getHeader().getAppliedIndex()).isEqualTo(p1.getHeader().getAppliedIndex());
-    assertThat(kv(f).get(GetRequest.newBuilder().setKey(s("p")).build()).getValue()
-        .toStringUtf8()).isEqualTo("second");
+    assertThat(kv(f).get(GetRequest.newBuilder().setKey(s("p")).build()).getValue().toStringUtf8())
+        .isEqualTo("second");
   }
 
   @Test
   void badRequestsAreInvalidArgumentsNamingTheProblem() throws Exception {
     String f = follower();
-    assertThatThrownBy(() -> kv(f).put(PutRequest.newBuilder().setKey(ByteString.EMPTY)
-        .setValue(s("v")).build()))
-        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
-          assertThat(e.getStatus().getDescription()).contains("key is empty");
-        });
-    assertThatThrownBy(() -> kv(f).put(PutRequest.newBuilder()
-        .setKey(ByteString.copyFrom(new byte[(64 << 10) + 1])).setValue(s("v")).build()))
-        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
-          assertThat(e.getStatus().getDescription()).contains("exceeds the limit of 65536");
-        });
-    assertThatThrownBy(() -> kv(f).get(GetRequest.newBuilder()
-        .setKey(ByteString.copyFrom(new byte[] {0, 't'})).build()))
-        .isInstanceOfSatisfying(StatusRuntimeException.class, e ->
-            assertThat(e.getStatus().getDescription()).contains("reserved"));
-    assertThatThrownBy(() -> kv(f).put(PutRequest.newBuilder().setKey(s("big"))
-        .setValue(ByteString.copyFrom(new byte[(16 << 20) + 1])).build()))
-        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
-          assertThat(e.getStatus().getDescription()).contains("exceeds the limit of 16777216");
-        });
-    assertThatThrownBy(() -> kv(f).deleteRange(DeleteRangeRequest.newBuilder().setStart(s("z"))
-        .setEnd(s("a")).build()))
-        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
-          assertThat(e.getStatus().getDescription()).contains("malformed range");
-        });
+    assertThatThrownBy(
+            () ->
+                kv(f)
+                    .put(PutRequest.newBuilder().setKey(ByteString.EMPTY).setValue(s("v")).build()))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+              assertThat(e.getStatus().getDescription()).contains("key is empty");
+            });
+    assertThatThrownBy(
+            () ->
+                kv(f)
+                    .put(
+                        PutRequest.newBuilder()
+                            .setKey(ByteString.copyFrom(new byte[(64 << 10) + 1]))
+                            .setValue(s("v"))
+                            .build()))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+              assertThat(e.getStatus().getDescription()).contains("exceeds the limit of 65536");
+            });
+    assertThatThrownBy(
+            () ->
+                kv(f)
+                    .get(
+                        GetRequest.newBuilder()
+                            .setKey(ByteString.copyFrom(new byte[] {0, 't'}))
+                            .build()))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getDescription()).contains("reserved"));
+    assertThatThrownBy(
+            () ->
+                kv(f)
+                    .put(
+                        PutRequest.newBuilder()
+                            .setKey(s("big"))
+                            .setValue(ByteString.copyFrom(new byte[(16 << 20) + 1]))
+                            .build()))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+              assertThat(e.getStatus().getDescription()).contains("exceeds the limit of 16777216");
+            });
+    assertThatThrownBy(
+            () ->
+                kv(f)
+                    .deleteRange(
+                        DeleteRangeRequest.newBuilder().setStart(s("z")).setEnd(s("a")).build()))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+              assertThat(e.getStatus().getDescription()).contains("malformed range");
+            });
     assertThatThrownBy(() -> kv(f).batch(BatchRequest.getDefaultInstance()))
-        .isInstanceOfSatisfying(StatusRuntimeException.class, e ->
-            assertThat(e.getStatus().getDescription()).contains("at least one operation"));
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getDescription()).contains("at least one operation"));
   }
 
   /**
@@ -244,28 +357,42 @@ class KvApiTest {
     byte[] largest = new byte[16 << 20];
     new java.util.Random(1).nextBytes(largest);
     String f = follower();
-    kv(f).put(PutRequest.newBuilder().setKey(s("largest")).setValue(ByteString.copyFrom(largest))
-        .build());
-    assertThat(kv(f).get(GetRequest.newBuilder().setKey(s("largest")).build()).getValue()
-        .toByteArray()).isEqualTo(largest);
+    kv(f)
+        .put(
+            PutRequest.newBuilder()
+                .setKey(s("largest"))
+                .setValue(ByteString.copyFrom(largest))
+                .build());
+    assertThat(
+            kv(f)
+                .get(GetRequest.newBuilder().setKey(s("largest")).build())
+                .getValue()
+                .toByteArray())
+        .isEqualTo(largest);
     List<Thread> writers = new ArrayList<>();
     List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
     String leader = cluster.leader();
     kv(leader); // opens the channel before the writers share it
     for (int t = 0; t < 64; t++) {
       int id = t;
-      Thread w = new Thread(() -> {
-        try {
-          for (int i = 0; i < 3; i++) {
-            byte[] v = new byte[64 << 10];
-            java.util.Arrays.fill(v, (byte) (id * 3 + i));
-            kv(leader).put(PutRequest.newBuilder().setKey(s("c" + id + "-" + i))
-                .setValue(ByteString.copyFrom(v)).build());
-          }
-        } catch (Throwable e) {
-          failures.add(e);
-        }
-      });
+      Thread w =
+          new Thread(
+              () -> {
+                try {
+                  for (int i = 0; i < 3; i++) {
+                    byte[] v = new byte[64 << 10];
+                    java.util.Arrays.fill(v, (byte) (id * 3 + i));
+                    kv(leader)
+                        .put(
+                            PutRequest.newBuilder()
+                                .setKey(s("c" + id + "-" + i))
+                                .setValue(ByteString.copyFrom(v))
+                                .build());
+                  }
+                } catch (Throwable e) {
+                  failures.add(e);
+                }
+              });
       w.start();
       writers.add(w);
     }
@@ -275,7 +402,8 @@ class KvApiTest {
     assertThat(failures).isEmpty();
     byte[] expected = new byte[64 << 10];
     java.util.Arrays.fill(expected, (byte) (63 * 3 + 2));
-    assertThat(kv(f).get(GetRequest.newBuilder().setKey(s("c63-2")).build()).getValue()
-        .toByteArray()).isEqualTo(expected);
+    assertThat(
+            kv(f).get(GetRequest.newBuilder().setKey(s("c63-2")).build()).getValue().toByteArray())
+        .isEqualTo(expected);
   }
 }

@@ -30,27 +30,31 @@ import org.junit.jupiter.api.io.TempDir;
  * cluster acknowledged, each once.
  */
 class NodeKillIT {
-  @TempDir
-  Path dir;
-
+  @TempDir Path dir;
 
   private static byte[] b(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
   private int starts;
+
   /** The output file of the child started last. */
   private Path childLog;
 
   /** Starts node {@code id} in its own JVM, its output in a file, and waits for its ready line. */
   private Process startChild(String id, Path config) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of(
-        Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", System.getProperty("java.class.path"),
-        NodeMain.class.getName(), "--config", config.toString()));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                NodeMain.class.getName(),
+                "--config",
+                config.toString()));
     childLog = dir.resolve(id + "-" + (++starts) + ".log");
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(childLog.toFile()).start();
+    Process p =
+        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(childLog.toFile()).start();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (System.nanoTime() < deadline && p.isAlive()) {
       if (childOutput().stream().anyMatch(l -> l.startsWith("ready " + id))) {
@@ -85,9 +89,15 @@ class NodeKillIT {
           if (i == 400) {
             child = startChild("n3", n3);
           }
-          RaftClientReply r = client.io().send(Message.valueOf(ByteString.copyFrom(
-              CommandCodec.encode(new Command.Batch(List.of(new Command.Op(b("key" + i),
-                  b("value" + i))))))));
+          RaftClientReply r =
+              client
+                  .io()
+                  .send(
+                      Message.valueOf(
+                          ByteString.copyFrom(
+                              CommandCodec.encode(
+                                  new Command.Batch(
+                                      List.of(new Command.Op(b("key" + i), b("value" + i))))))));
           assertThat(r.isSuccess()).isTrue();
           last = Reply.decode(r.getMessage().getContent().toByteArray()).appliedIndex();
           acknowledged++;
@@ -97,8 +107,14 @@ class NodeKillIT {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (true) {
           try {
-            RaftClientReply r = client.io().sendStaleRead(Message.valueOf(ByteString.copyFrom(
-                Query.encode(new Query.Get(b("key599"))))), last, RaftPeerId.valueOf("n3"));
+            RaftClientReply r =
+                client
+                    .io()
+                    .sendStaleRead(
+                        Message.valueOf(
+                            ByteString.copyFrom(Query.encode(new Query.Get(b("key599"))))),
+                        last,
+                        RaftPeerId.valueOf("n3"));
             if (r.isSuccess()) {
               break;
             }
@@ -109,10 +125,18 @@ class NodeKillIT {
           Thread.sleep(100);
         }
         for (int i = 0; i < 600; i++) {
-          RaftClientReply r = client.io().sendStaleRead(Message.valueOf(ByteString.copyFrom(
-              Query.encode(new Query.Get(b("key" + i))))), last, RaftPeerId.valueOf("n3"));
-          assertThat(((Reply.Value) Reply.decode(r.getMessage().getContent().toByteArray()))
-              .value()).as("key%d on n3", i).isEqualTo(b("value" + i));
+          RaftClientReply r =
+              client
+                  .io()
+                  .sendStaleRead(
+                      Message.valueOf(
+                          ByteString.copyFrom(Query.encode(new Query.Get(b("key" + i))))),
+                      last,
+                      RaftPeerId.valueOf("n3"));
+          assertThat(
+                  ((Reply.Value) Reply.decode(r.getMessage().getContent().toByteArray())).value())
+              .as("key%d on n3", i)
+              .isEqualTo(b("value" + i));
         }
         // SIGTERM: the node shuts down gracefully (its shutdown hook closes the API, Raft and
         // the engine) and exits by itself; restarted, it still holds everything.
@@ -122,10 +146,16 @@ class NodeKillIT {
         assertThat(childOutput()).anyMatch(l -> l.contains("n3 shutting down"));
         assertThat(childOutput()).noneMatch(l -> l.contains("closing node n3 failed"));
         child = startChild("n3", n3);
-        RaftClientReply again = client.io().sendStaleRead(Message.valueOf(ByteString.copyFrom(
-            Query.encode(new Query.Get(b("key599"))))), last, RaftPeerId.valueOf("n3"));
-        assertThat(((Reply.Value) Reply.decode(again.getMessage().getContent().toByteArray()))
-            .value()).isEqualTo(b("value599"));
+        RaftClientReply again =
+            client
+                .io()
+                .sendStaleRead(
+                    Message.valueOf(ByteString.copyFrom(Query.encode(new Query.Get(b("key599"))))),
+                    last,
+                    RaftPeerId.valueOf("n3"));
+        assertThat(
+                ((Reply.Value) Reply.decode(again.getMessage().getContent().toByteArray())).value())
+            .isEqualTo(b("value599"));
       }
     } finally {
       if (child != null) {

@@ -49,18 +49,17 @@ import org.junit.jupiter.api.io.TempDir;
  * transitional one (old and new members), and the removed peer's log sender must not outlive it.
  *
  * <p>Nemesis run 447 (3 nodes, MIXED, 2026-12-01): n3, the leader, was removed; n2 was elected
- * before the final configuration reached it, completed the change, and kept sending its log to
- * n3 for the rest of its term. Every add of n3 then failed inside Ratis ("Found duplicated
- * element n3"), and the empty n3 started to join took those appends, timed out, and shut itself
- * down. Here the same start is made on purpose: the followers hold back the final configuration
- * (a Ratis code injection on their append handler) until the leader is stopped.
+ * before the final configuration reached it, completed the change, and kept sending its log to n3
+ * for the rest of its term. Every add of n3 then failed inside Ratis ("Found duplicated element
+ * n3"), and the empty n3 started to join took those appends, timed out, and shut itself down. Here
+ * the same start is made on purpose: the followers hold back the final configuration (a Ratis code
+ * injection on their append handler) until the leader is stopped.
  */
 class RemovalAcrossLeaderChangeTest {
   /** Ratis's injection point at the start of a follower's append handler. */
   private static final String APPEND_ENTRIES = "RaftServerImpl.appendEntries";
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private LocalCluster cluster;
   private final ApiChannels channels = new ApiChannels();
@@ -87,7 +86,8 @@ class RemovalAcrossLeaderChangeTest {
   /** Whether {@code r} carries a stable configuration (no old members) without {@code removed}. */
   private static boolean carriesFinalConfWithout(AppendEntriesRequestProto r, String removed) {
     for (LogEntryProto e : r.getEntriesList()) {
-      if (e.hasConfigurationEntry() && e.getConfigurationEntry().getOldPeersCount() == 0
+      if (e.hasConfigurationEntry()
+          && e.getConfigurationEntry().getOldPeersCount() == 0
           && e.getConfigurationEntry().getPeersList().stream()
               .noneMatch(p -> p.getId().toStringUtf8().equals(removed))) {
         return true;
@@ -100,7 +100,8 @@ class RemovalAcrossLeaderChangeTest {
   private Set<String> sendersOf(String id) {
     RaftServer.Division d = division(id);
     return d.getInfo().getRoleInfoProto().getLeaderInfo().getFollowerInfoList().stream()
-        .map(f -> f.getId().getId().toStringUtf8()).collect(Collectors.toSet());
+        .map(f -> f.getId().getId().toStringUtf8())
+        .collect(Collectors.toSet());
   }
 
   private RaftServer.Division division(String id) {
@@ -123,37 +124,53 @@ class RemovalAcrossLeaderChangeTest {
 
     // The followers take the transitional configuration but hold the final one back.
     Set<String> holding = ConcurrentHashMap.newKeySet();
-    CodeInjectionForTesting.put(APPEND_ENTRIES, (local, leader, args) -> {
-      if (removed.equals(String.valueOf(leader)) && args.length > 1
-          && args[1] instanceof AppendEntriesRequestProto r && carriesFinalConfWithout(r, removed)) {
-        holding.add(String.valueOf(local));
-        try {
-          release.await(60, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
-      return true;
-    });
+    CodeInjectionForTesting.put(
+        APPEND_ENTRIES,
+        (local, leader, args) -> {
+          if (removed.equals(String.valueOf(leader))
+              && args.length > 1
+              && args[1] instanceof AppendEntriesRequestProto r
+              && carriesFinalConfWithout(r, removed)) {
+            holding.add(String.valueOf(local));
+            try {
+              release.await(60, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+          return true;
+        });
     RaftProperties once = new RaftProperties(cluster.properties());
     RaftClientConfigKeys.Rpc.setRequestTimeout(once, TimeDuration.valueOf(30, TimeUnit.SECONDS));
-    List<RaftPeer> remaining = cluster.group().getPeers().stream()
-        .filter(p -> !p.getId().toString().equals(removed)).toList();
-    CompletableFuture<Object> removal = CompletableFuture.supplyAsync(() -> {
-      try (RaftClient raft = RaftClient.newBuilder().setProperties(once)
-          .setRaftGroup(cluster.group()).setLeaderId(RaftPeerId.valueOf(removed))
-          .setRetryPolicy(RetryPolicies.noRetry()).build()) {
-        return raft.admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
-            .setServersInNewConf(remaining).build());
-      } catch (IOException e) {
-        return e;
-      }
-    });
+    List<RaftPeer> remaining =
+        cluster.group().getPeers().stream()
+            .filter(p -> !p.getId().toString().equals(removed))
+            .toList();
+    CompletableFuture<Object> removal =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try (RaftClient raft =
+                  RaftClient.newBuilder()
+                      .setProperties(once)
+                      .setRaftGroup(cluster.group())
+                      .setLeaderId(RaftPeerId.valueOf(removed))
+                      .setRetryPolicy(RetryPolicies.noRetry())
+                      .build()) {
+                return raft.admin()
+                    .setConfiguration(
+                        SetConfigurationRequest.Arguments.newBuilder()
+                            .setServersInNewConf(remaining)
+                            .build());
+              } catch (IOException e) {
+                return e;
+              }
+            });
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (holding.size() < 2 && System.nanoTime() < deadline) {
       Thread.sleep(5);
     }
-    assertThat(holding).as("followers holding back the final configuration")
+    assertThat(holding)
+        .as("followers holding back the final configuration")
         .containsExactlyInAnyOrderElementsOf(stay);
     cluster.stop(removed);
     removal.get(40, TimeUnit.SECONDS);
@@ -173,10 +190,11 @@ class RemovalAcrossLeaderChangeTest {
     deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
     Set<String> senders = Set.of(removed);
     while (System.nanoTime() < deadline) {
-      String leader = stay.stream().filter(n -> division(n).getInfo().isLeader()).findFirst()
-          .orElse(null);
+      String leader =
+          stay.stream().filter(n -> division(n).getInfo().isLeader()).findFirst().orElse(null);
       senders = leader == null ? Set.of(removed) : sendersOf(leader);
-      if (leader != null && !senders.contains(removed)
+      if (leader != null
+          && !senders.contains(removed)
           && division(leader).getRaftConf().getPreviousPeers().isEmpty()) {
         break;
       }
@@ -191,23 +209,33 @@ class RemovalAcrossLeaderChangeTest {
     NodeConfig.Peer again = cluster.peer(removed);
     cluster.startJoining(removed);
     String leader = cluster.leader();
-    MembersResponse added = ClusterGrpc.newBlockingStub(channel(leader))
-        .withDeadlineAfter(60, TimeUnit.SECONDS).addMember(AddMemberRequest.newBuilder()
-            .setMember(Member.newBuilder().setId(removed).setRaftAddress(again.raftAddress())
-                .setApiAddress(again.apiAddress())).build());
-    assertThat(added.getMembersList()).extracting(Member::getId)
+    MembersResponse added =
+        ClusterGrpc.newBlockingStub(channel(leader))
+            .withDeadlineAfter(60, TimeUnit.SECONDS)
+            .addMember(
+                AddMemberRequest.newBuilder()
+                    .setMember(
+                        Member.newBuilder()
+                            .setId(removed)
+                            .setRaftAddress(again.raftAddress())
+                            .setApiAddress(again.apiAddress()))
+                    .build());
+    assertThat(added.getMembersList())
+        .extracting(Member::getId)
         .containsExactlyInAnyOrder("n1", "n2", "n3");
     KVGrpc.KVBlockingStub back = KVGrpc.newBlockingStub(channel(removed));
-    GetRequest stale = GetRequest.newBuilder().setKey(s("k49"))
-        .setConsistency(Consistency.STALE).build();
+    GetRequest stale =
+        GetRequest.newBuilder().setKey(s("k49")).setConsistency(Consistency.STALE).build();
     deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (!back.get(stale).getValue().equals(s("v49")) && System.nanoTime() < deadline) {
       Thread.sleep(20);
     }
-    assertThat(back.get(stale).getValue()).as("the last write, read from the re-added node")
+    assertThat(back.get(stale).getValue())
+        .as("the last write, read from the re-added node")
         .isEqualTo(s("v49"));
     RaftGroupId gid = cluster.group().getGroupId();
     assertThat(cluster.node(removed).server().getDivision(gid).getInfo().isAlive())
-        .as("the re-added node's division").isTrue();
+        .as("the re-added node's division")
+        .isTrue();
   }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shale.node.local.LocalCluster;
-import io.shale.node.server.ShaleNode;
 import io.shale.node.statemachine.Command;
 import io.shale.node.statemachine.CommandCodec;
 import io.shale.node.statemachine.Query;
@@ -14,7 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.Message;
@@ -27,8 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Three real Ratis servers over real engines, on loopback, in this JVM. */
 class ReplicatedKvTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private LocalCluster cluster;
   private RaftClient client;
@@ -57,20 +54,27 @@ class ReplicatedKvTest {
   }
 
   private Reply write(Command c) throws IOException {
-    RaftClientReply r = client.io().send(Message.valueOf(ByteString.copyFrom(CommandCodec.encode(c))));
+    RaftClientReply r =
+        client.io().send(Message.valueOf(ByteString.copyFrom(CommandCodec.encode(c))));
     assertThat(r.isSuccess()).as("write %s: %s", c, r.getException()).isTrue();
     return Reply.decode(r.getMessage().getContent().toByteArray());
   }
 
   private Reply read(Query q) throws IOException {
-    RaftClientReply r = client.io().sendReadOnly(Message.valueOf(ByteString.copyFrom(Query.encode(q))));
+    RaftClientReply r =
+        client.io().sendReadOnly(Message.valueOf(ByteString.copyFrom(Query.encode(q))));
     assertThat(r.isSuccess()).as("read: %s", r.getException()).isTrue();
     return Reply.decode(r.getMessage().getContent().toByteArray());
   }
 
   private Reply staleRead(String node, Query q, long minIndex) throws IOException {
-    RaftClientReply r = client.io().sendStaleRead(Message.valueOf(ByteString.copyFrom(
-        Query.encode(q))), minIndex, RaftPeerId.valueOf(node));
+    RaftClientReply r =
+        client
+            .io()
+            .sendStaleRead(
+                Message.valueOf(ByteString.copyFrom(Query.encode(q))),
+                minIndex,
+                RaftPeerId.valueOf(node));
     assertThat(r.isSuccess()).as("stale read on %s: %s", node, r.getException()).isTrue();
     return Reply.decode(r.getMessage().getContent().toByteArray());
   }
@@ -115,28 +119,32 @@ class ReplicatedKvTest {
     }
     // Scan with a limit, and the more flag.
     Reply.Entries page = (Reply.Entries) read(new Query.Scan(b("k1"), b("k2"), 5, false, false));
-    assertThat(page.entries()).extracting(kv -> new String(kv[0], StandardCharsets.UTF_8))
+    assertThat(page.entries())
+        .extracting(kv -> new String(kv[0], StandardCharsets.UTF_8))
         .containsExactly("k1", "k10", "k11", "k12", "k13");
     assertThat(page.more()).isTrue();
 
     // Compare-and-set decided at apply time.
-    Reply.CasResult lost = (Reply.CasResult) write(new Command.CompareAndSet(b("k1"), b("nope"),
-        new Command.Op(b("k1"), b("x"))));
+    Reply.CasResult lost =
+        (Reply.CasResult)
+            write(new Command.CompareAndSet(b("k1"), b("nope"), new Command.Op(b("k1"), b("x"))));
     assertThat(lost.applied()).isFalse();
     assertThat(lost.current()).isEqualTo(b("v1"));
-    Reply.CasResult won = (Reply.CasResult) write(new Command.CompareAndSet(b("k1"), b("v1"),
-        new Command.Op(b("k1"), b("x"))));
+    Reply.CasResult won =
+        (Reply.CasResult)
+            write(new Command.CompareAndSet(b("k1"), b("v1"), new Command.Op(b("k1"), b("x"))));
     assertThat(won.applied()).isTrue();
     assertThat(((Reply.Value) read(new Query.Get(b("k1")))).value()).isEqualTo(b("x"));
-    Reply.CasResult absent = (Reply.CasResult) write(new Command.CompareAndSet(b("new"), null,
-        new Command.Op(b("new"), b("1"))));
+    Reply.CasResult absent =
+        (Reply.CasResult)
+            write(new Command.CompareAndSet(b("new"), null, new Command.Op(b("new"), b("1"))));
     assertThat(absent.applied()).isTrue();
 
     // The leader goes away: a new one is elected, nothing acknowledged is lost.
     String oldLeader = leader();
     cluster.stop(oldLeader);
-    long afterFailover = write(new Command.Batch(List.of(new Command.Op(b("after"), b("failover")))))
-        .appliedIndex();
+    long afterFailover =
+        write(new Command.Batch(List.of(new Command.Op(b("after"), b("failover"))))).appliedIndex();
     assertThat(afterFailover).isGreaterThan(last);
     assertThat(leader()).isNotEqualTo(oldLeader);
     assertThat(((Reply.Value) read(new Query.Get(b("k99")))).value()).isEqualTo(b("v99"));
@@ -153,8 +161,9 @@ class ReplicatedKvTest {
     startCluster();
     long last = 0;
     for (int i = 0; i < 50; i++) {
-      last = write(new Command.Batch(List.of(new Command.Op(b("key" + i), b("value" + i)))))
-          .appliedIndex();
+      last =
+          write(new Command.Batch(List.of(new Command.Op(b("key" + i), b("value" + i)))))
+              .appliedIndex();
     }
     // Flush some nodes' engines (their persisted index moves), not others.
     cluster.node("n1").stateMachine().takeSnapshot();
@@ -168,8 +177,11 @@ class ReplicatedKvTest {
     }
     client = cluster.client();
     // A counter by compare-and-set: applied twice it would skip a value.
-    Reply.CasResult c = (Reply.CasResult) write(new Command.CompareAndSet(b("key7"), b("value7"),
-        new Command.Op(b("key7"), b("next"))));
+    Reply.CasResult c =
+        (Reply.CasResult)
+            write(
+                new Command.CompareAndSet(
+                    b("key7"), b("value7"), new Command.Op(b("key7"), b("next"))));
     assertThat(c.applied()).isTrue();
     for (String id : ids) {
       assertThat(valueOn(id, "key49", last)).as(id).isEqualTo(b("value49"));
@@ -179,15 +191,22 @@ class ReplicatedKvTest {
 
   @Test
   void malformedCommandsAndReservedKeysAreRefusedByName() {
-    assertThatThrownBy(() -> CommandCodec.encode(new Command.Batch(List.of(new Command.Op(
-        new byte[0], b("v")))))).hasMessageContaining("key is empty");
-    assertThatThrownBy(() -> CommandCodec.encode(new Command.Batch(List.of(new Command.Op(
-        new byte[] {0, 1}, b("v")))))).hasMessageContaining("reserved");
+    assertThatThrownBy(
+            () ->
+                CommandCodec.encode(
+                    new Command.Batch(List.of(new Command.Op(new byte[0], b("v"))))))
+        .hasMessageContaining("key is empty");
+    assertThatThrownBy(
+            () ->
+                CommandCodec.encode(
+                    new Command.Batch(List.of(new Command.Op(new byte[] {0, 1}, b("v"))))))
+        .hasMessageContaining("reserved");
     byte[] ok = CommandCodec.encode(new Command.Batch(List.of(new Command.Op(b("k"), b("v")))));
     ok[1] = 9;
     assertThatThrownBy(() -> CommandCodec.decode(ok)).hasMessageContaining("version 9");
-    Command.Identified id = new Command.Identified(b("r1"), new Command.CompareAndSet(b("k"),
-        null, new Command.Op(b("k"), b("v"))));
+    Command.Identified id =
+        new Command.Identified(
+            b("r1"), new Command.CompareAndSet(b("k"), null, new Command.Op(b("k"), b("v"))));
     Command.Identified back = (Command.Identified) CommandCodec.decode(CommandCodec.encode(id));
     assertThat(back.requestId()).isEqualTo(b("r1"));
     assertThat(((Command.CompareAndSet) back.command()).then().value()).isEqualTo(b("v"));
@@ -199,26 +218,31 @@ class ReplicatedKvTest {
   }
 
   /**
-   * A group (several clients' batches in one entry, as the leader's group commit sends them):
-   * each member gets its own reply, in order; a request id repeated within the group, or seen
-   * in an earlier entry, applies once.
+   * A group (several clients' batches in one entry, as the leader's group commit sends them): each
+   * member gets its own reply, in order; a request id repeated within the group, or seen in an
+   * earlier entry, applies once.
    */
   @Test
   void aGroupAppliesEachBatchOnceWithItsOwnReply() throws Exception {
     startCluster();
-    Reply.Written earlier = (Reply.Written) write(new Command.Identified(b("g0"),
-        new Command.Batch(List.of(new Command.Op(b("g-old"), b("1"))))));
-    Command.Group group = new Command.Group(List.of(
-        new Command.Batch(List.of(new Command.Op(b("g-a"), b("1")))),
-        new Command.Identified(b("g1"), new Command.Batch(List.of(new Command.Op(b("g-b"),
-            b("first"))))),
-        new Command.Identified(b("g1"), new Command.Batch(List.of(new Command.Op(b("g-b"),
-            b("retry"))))),
-        new Command.Identified(b("g0"), new Command.Batch(List.of(new Command.Op(b("g-old"),
-            b("2"))))),
-        new Command.Batch(List.of(new Command.Op(b("g-a"), null)))));
-    assertThat(CommandCodec.decode(CommandCodec.encode(group))).isInstanceOfSatisfying(
-        Command.Group.class, g -> assertThat(g.commands()).hasSize(5));
+    Reply.Written earlier =
+        (Reply.Written)
+            write(
+                new Command.Identified(
+                    b("g0"), new Command.Batch(List.of(new Command.Op(b("g-old"), b("1"))))));
+    Command.Group group =
+        new Command.Group(
+            List.of(
+                new Command.Batch(List.of(new Command.Op(b("g-a"), b("1")))),
+                new Command.Identified(
+                    b("g1"), new Command.Batch(List.of(new Command.Op(b("g-b"), b("first"))))),
+                new Command.Identified(
+                    b("g1"), new Command.Batch(List.of(new Command.Op(b("g-b"), b("retry"))))),
+                new Command.Identified(
+                    b("g0"), new Command.Batch(List.of(new Command.Op(b("g-old"), b("2"))))),
+                new Command.Batch(List.of(new Command.Op(b("g-a"), null)))));
+    assertThat(CommandCodec.decode(CommandCodec.encode(group)))
+        .isInstanceOfSatisfying(Command.Group.class, g -> assertThat(g.commands()).hasSize(5));
     Reply.Many many = (Reply.Many) write(group);
     assertThat(many.replies()).hasSize(5);
     long index = many.appliedIndex();
@@ -226,7 +250,8 @@ class ReplicatedKvTest {
     assertThat(Reply.decode(many.replies().get(2)).appliedIndex()).isEqualTo(index);
     // The retry of g0 gets the reply of its first attempt, from an earlier entry.
     assertThat(Reply.decode(many.replies().get(3)).appliedIndex())
-        .isEqualTo(earlier.appliedIndex()).isLessThan(index);
+        .isEqualTo(earlier.appliedIndex())
+        .isLessThan(index);
     assertThat(((Reply.Value) read(new Query.Get(b("g-b")))).value()).isEqualTo(b("first"));
     assertThat(((Reply.Value) read(new Query.Get(b("g-old")))).value()).isEqualTo(b("1"));
     assertThat(((Reply.Value) read(new Query.Get(b("g-a")))).value()).isNull();

@@ -26,20 +26,29 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A follower stopped while the leader writes, snapshots and purges its log past the follower's
- * last entry: on restart it cannot catch up from the log, so it fetches the leader's checkpoint,
- * swaps it in, and converges. A second round shows that files it already holds are not fetched
- * again.
+ * A follower stopped while the leader writes, snapshots and purges its log past the follower's last
+ * entry: on restart it cannot catch up from the log, so it fetches the leader's checkpoint, swaps
+ * it in, and converges. A second round shows that files it already holds are not fetched again.
  */
 class SnapshotInstallTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   /** Snapshots every 100 entries, small log segments so that purges happen quickly. */
-  static final NodeConfig.RaftSettings RAFT = new NodeConfig.RaftSettings(Duration.ofMillis(300),
-      100, 32 << 10, 20, 4096, 64L << 20, Duration.ofSeconds(2), Duration.ofMillis(250));
+  static final NodeConfig.RaftSettings RAFT =
+      new NodeConfig.RaftSettings(
+          Duration.ofMillis(300),
+          100,
+          32 << 10,
+          20,
+          4096,
+          64L << 20,
+          Duration.ofSeconds(2),
+          Duration.ofMillis(250));
+
   /** No automatic compaction, so level-0 files survive between the two rounds. */
-  static final EngineOptions ENGINE = EngineConfig.parse("""
+  static final EngineOptions ENGINE =
+      EngineConfig.parse(
+          """
       [lsm.compaction]
       level0_file_num_compaction_trigger = 1000
       [lsm.write_pressure]
@@ -61,10 +70,15 @@ class SnapshotInstallTest {
   void aFollowerBehindThePurgedLogInstallsTheLeadersCheckpoint() throws Exception {
     try (LocalCluster cluster = new LocalCluster(dir, 3, ENGINE, RAFT)) {
       String leader = cluster.leader();
-      String follower = cluster.running().stream().filter(n -> !n.equals(leader))
-          .reduce((a, b) -> b).orElseThrow();
-      ManagedChannel ch = NettyChannelBuilder.forAddress("127.0.0.1",
-          cluster.node(leader).apiPort()).usePlaintext().build();
+      String follower =
+          cluster.running().stream()
+              .filter(n -> !n.equals(leader))
+              .reduce((a, b) -> b)
+              .orElseThrow();
+      ManagedChannel ch =
+          NettyChannelBuilder.forAddress("127.0.0.1", cluster.node(leader).apiPort())
+              .usePlaintext()
+              .build();
       try {
         KVGrpc.KVBlockingStub kv = KVGrpc.newBlockingStub(ch);
         SnapshotFetcher.Result first = round(cluster, kv, ch, leader, follower, 1);
@@ -80,18 +94,27 @@ class SnapshotInstallTest {
     }
   }
 
-  private SnapshotFetcher.Result round(LocalCluster cluster, KVGrpc.KVBlockingStub kv,
-      ManagedChannel ch, String leader, String follower, int round) throws Exception {
+  private SnapshotFetcher.Result round(
+      LocalCluster cluster,
+      KVGrpc.KVBlockingStub kv,
+      ManagedChannel ch,
+      String leader,
+      String follower,
+      int round)
+      throws Exception {
     cluster.stop(follower);
     int n = 600;
     for (int i = 0; i < n; i++) {
-      kv.put(PutRequest.newBuilder().setKey(key(i)).setValue(ByteString.copyFrom(value(i, round)))
-          .build());
+      kv.put(
+          PutRequest.newBuilder()
+              .setKey(key(i))
+              .setValue(ByteString.copyFrom(value(i, round)))
+              .build());
     }
-    long snapshot = ClusterGrpc.newBlockingStub(ch).snapshot(SnapshotRequest.getDefaultInstance())
-        .getIndex();
-    RaftServer.Division ld = cluster.node(leader).server()
-        .getDivision(cluster.group().getGroupId());
+    long snapshot =
+        ClusterGrpc.newBlockingStub(ch).snapshot(SnapshotRequest.getDefaultInstance()).getIndex();
+    RaftServer.Division ld =
+        cluster.node(leader).server().getDivision(cluster.group().getGroupId());
     assertThat(snapshot).isGreaterThan(0);
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     // Purging runs after the snapshot; wait until the log no longer holds the follower's entries.
@@ -101,15 +124,20 @@ class SnapshotInstallTest {
       followerLast = e.persistedAppliedIndex();
     }
     while (ld.getRaftLog().getStartIndex() <= followerLast + 1) {
-      assertThat(System.nanoTime()).as("leader purged its log past the follower's entries")
+      assertThat(System.nanoTime())
+          .as("leader purged its log past the follower's entries")
           .isLessThan(deadline);
       Thread.sleep(50);
     }
     long target = ld.getInfo().getLastAppliedIndex();
     ShaleNode restarted = cluster.start(follower);
     deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (restarted.server().getDivision(cluster.group().getGroupId()).getInfo()
-        .getLastAppliedIndex() < target) {
+    while (restarted
+            .server()
+            .getDivision(cluster.group().getGroupId())
+            .getInfo()
+            .getLastAppliedIndex()
+        < target) {
       assertThat(System.nanoTime()).as("follower caught up").isLessThan(deadline);
       Thread.sleep(50);
     }
@@ -118,48 +146,60 @@ class SnapshotInstallTest {
     assertThat(installed.index()).isGreaterThan(followerLast);
     Engine e = restarted.stateMachine().engine();
     for (int i = 0; i < n; i++) {
-      assertThat(e.get(key(i).toByteArray())).as("key %d after round %d", i, round)
+      assertThat(e.get(key(i).toByteArray()))
+          .as("key %d after round %d", i, round)
           .isEqualTo(value(i, round));
     }
     return installed;
   }
 
   /**
-   * What Ratis is told is the latest snapshot must be the checkpoint it took (where it purges
-   * the log), not the engine's persisted index, which every later flush moves on: a leader
-   * looks up the term of the entry before a follower's next index there, and when that lookup
-   * missed it told a follower that had just installed the checkpoint to install it again, for
-   * ever (nemesis, 2026-12-01). A restarted node reports the engine it opened.
+   * What Ratis is told is the latest snapshot must be the checkpoint it took (where it purges the
+   * log), not the engine's persisted index, which every later flush moves on: a leader looks up the
+   * term of the entry before a follower's next index there, and when that lookup missed it told a
+   * follower that had just installed the checkpoint to install it again, for ever (nemesis,
+   * 2026-12-01). A restarted node reports the engine it opened.
    */
   @Test
   void theLatestSnapshotIsTheCheckpointNotTheLaterFlushes() throws Exception {
     try (LocalCluster cluster = new LocalCluster(dir, 3, ENGINE, RAFT)) {
       String leader = cluster.leader();
-      ManagedChannel ch = NettyChannelBuilder.forAddress("127.0.0.1",
-          cluster.node(leader).apiPort()).usePlaintext().build();
+      ManagedChannel ch =
+          NettyChannelBuilder.forAddress("127.0.0.1", cluster.node(leader).apiPort())
+              .usePlaintext()
+              .build();
       try {
         KVGrpc.KVBlockingStub kv = KVGrpc.newBlockingStub(ch);
         for (int i = 0; i < 30; i++) {
-          kv.put(PutRequest.newBuilder().setKey(key(i)).setValue(ByteString.copyFrom(value(i, 1)))
-              .build());
+          kv.put(
+              PutRequest.newBuilder()
+                  .setKey(key(i))
+                  .setValue(ByteString.copyFrom(value(i, 1)))
+                  .build());
         }
-        long snapshot = ClusterGrpc.newBlockingStub(ch)
-            .snapshot(SnapshotRequest.getDefaultInstance()).getIndex();
+        long snapshot =
+            ClusterGrpc.newBlockingStub(ch)
+                .snapshot(SnapshotRequest.getDefaultInstance())
+                .getIndex();
         assertThat(snapshot).isGreaterThan(0);
         for (int i = 0; i < 30; i++) {
-          kv.put(PutRequest.newBuilder().setKey(key(i)).setValue(ByteString.copyFrom(value(i, 2)))
-              .build());
+          kv.put(
+              PutRequest.newBuilder()
+                  .setKey(key(i))
+                  .setValue(ByteString.copyFrom(value(i, 2)))
+                  .build());
         }
         Engine engine = cluster.node(leader).stateMachine().engine();
         engine.flush();
         assertThat(engine.persistedAppliedIndex()).isGreaterThan(snapshot);
-        assertThat(cluster.node(leader).stateMachine().getLatestSnapshot().getTermIndex()
-            .getIndex()).isEqualTo(snapshot);
+        assertThat(
+                cluster.node(leader).stateMachine().getLatestSnapshot().getTermIndex().getIndex())
+            .isEqualTo(snapshot);
       } finally {
         ch.shutdownNow();
       }
-      String other = cluster.running().stream().filter(n -> !n.equals(leader)).findFirst()
-          .orElseThrow();
+      String other =
+          cluster.running().stream().filter(n -> !n.equals(leader)).findFirst().orElseThrow();
       cluster.stop(other);
       ShaleNode restarted = cluster.start(other);
       assertThat(restarted.stateMachine().getLatestSnapshot().getTermIndex().getIndex())

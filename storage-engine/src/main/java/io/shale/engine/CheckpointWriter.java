@@ -13,9 +13,9 @@ import java.util.List;
 
 /**
  * Writes a checkpoint: hard links to every table and blob file of the current version plus a
- * standalone manifest naming them and the applied index they reflect, synced. The version is
- * pinned while the links are made, so no file of it can be deleted in between. The caller
- * flushes first; writes may continue meanwhile and are not in the checkpoint.
+ * standalone manifest naming them and the applied index they reflect, synced. The version is pinned
+ * while the links are made, so no file of it can be deleted in between. The caller flushes first;
+ * writes may continue meanwhile and are not in the checkpoint.
  */
 final class CheckpointWriter {
   private final Path dir;
@@ -46,8 +46,8 @@ final class CheckpointWriter {
       for (BlobFileMeta b : pinned.version().blobFiles().values()) {
         bytes += link(target, FileNames.blobName(b.number()), names, b.fileSize());
       }
-      VersionSet.writeStandaloneManifest(target, pinned.version(), pinned.appliedIndex(),
-          pinned.nextFileNumber());
+      VersionSet.writeStandaloneManifest(
+          target, pinned.version(), pinned.appliedIndex(), pinned.nextFileNumber());
       DurableFiles.syncDirectory(target);
       return new CheckpointInfo(target, pinned.appliedIndex(), names, bytes);
     } finally {

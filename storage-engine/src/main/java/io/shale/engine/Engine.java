@@ -38,19 +38,18 @@ import java.util.function.Consumer;
  *
  * <p>Durability contract: the engine has no write-ahead log (under Raft, the Raft log is one).
  * Every batch is tagged with a caller-supplied, strictly increasing index; a flush makes every
- * batch up to the flushed memtable's highest index durable and records that index,
- * {@link #persistedAppliedIndex()}, atomically with the new table. After a crash the engine
- * reopens holding exactly the batches up to that index.
+ * batch up to the flushed memtable's highest index durable and records that index, {@link
+ * #persistedAppliedIndex()}, atomically with the new table. After a crash the engine reopens
+ * holding exactly the batches up to that index.
  *
- * <p>Thread-safety: all methods are thread-safe. {@link #apply} calls are serialised (one batch
- * at a time); reads never block writes nor each other. Background work runs on one flush thread
- * and {@code [lsm.compaction] threads} compaction threads.
+ * <p>Thread-safety: all methods are thread-safe. {@link #apply} calls are serialised (one batch at
+ * a time); reads never block writes nor each other. Background work runs on one flush thread and
+ * {@code [lsm.compaction] threads} compaction threads.
  *
  * <p>This class is the facade: memtables and the read state are {@link MemtableList}'s, point
- * lookups in tables {@link TableLookup}'s, scans {@link ScanBuilder}'s, background work
- * {@link BackgroundScheduler}'s (which runs {@link BackgroundJobs}), counts
- * {@link EngineCounters}', file deletion {@link ObsoleteFiles}', checkpoints
- * {@link CheckpointWriter}'s.
+ * lookups in tables {@link TableLookup}'s, scans {@link ScanBuilder}'s, background work {@link
+ * BackgroundScheduler}'s (which runs {@link BackgroundJobs}), counts {@link EngineCounters}', file
+ * deletion {@link ObsoleteFiles}', checkpoints {@link CheckpointWriter}'s.
  */
 public final class Engine implements ReadView, AutoCloseable {
   private final Path dir;
@@ -82,46 +81,76 @@ public final class Engine implements ReadView, AutoCloseable {
     this.lock = DirectoryLock.acquire(dir, FileNames.LOCK);
     try {
       BlockCache blockCache = new BlockCache(options.blockCacheBytes());
-      this.tableCache = new TableCache(options.maxOpenFiles(), blockCache,
-          n -> FileNames.table(dir, n), options.mmapReads());
+      this.tableCache =
+          new TableCache(
+              options.maxOpenFiles(),
+              blockCache,
+              n -> FileNames.table(dir, n),
+              options.mmapReads());
       this.blobFiles = new BlobFiles(n -> FileNames.blob(dir, n));
       this.obsoleteFiles = new ObsoleteFiles(dir, tableCache, blobFiles);
-      this.versions = VersionSet.open(dir, numLevels, obsoleteFiles::deleteTable,
-          obsoleteFiles::deleteBlob);
+      this.versions =
+          VersionSet.open(dir, numLevels, obsoleteFiles::deleteTable, obsoleteFiles::deleteBlob);
       // Nothing below touches the disk but the event log, which never throws.
       this.background = new BackgroundState(this::wakeWriters);
-      this.memtables = new MemtableList(versions, options.memtableSizeBytes(),
-          options.maxImmutableMemtables(), this::checkWritable);
+      this.memtables =
+          new MemtableList(
+              versions,
+              options.memtableSizeBytes(),
+              options.maxImmutableMemtables(),
+              this::checkWritable);
       this.writeController = new WriteController(options.writePressure());
-      this.pressure = new PressureTracker(versions, memtables, options.compaction(),
-          options.writePressure(), writeController);
-      this.ioBudget = new IoBudget(options.budget(), Clock.systemDefaultZone(),
-          pressure::fractionOfSlowdown);
+      this.pressure =
+          new PressureTracker(
+              versions, memtables, options.compaction(), options.writePressure(), writeController);
+      this.ioBudget =
+          new IoBudget(options.budget(), Clock.systemDefaultZone(), pressure::fractionOfSlowdown);
       this.eventLog = new EventLog(dir, 16L << 20);
       this.metrics = new EngineMetrics(registry, numLevels);
       this.counters = new EngineCounters(metrics, numLevels);
       this.tableLookup = new TableLookup(dir, tableCache, counters);
       this.scans = new ScanBuilder(dir, tableCache, blobFiles, options.blob().scanReadaheadBytes());
-      JobOptions jobOptions = new JobOptions(options.table(), options.bloom(), options.blob(),
-          options.compaction());
+      JobOptions jobOptions =
+          new JobOptions(options.table(), options.bloom(), options.blob(), options.compaction());
       CompactionPicker picker = new CompactionPicker(options.compaction());
-      BackgroundJobs jobs = new BackgroundJobs(dir, jobOptions, versions, tableCache, blobFiles,
-          ioBudget, counters, eventLog, this::versionInstalled, background::closing);
-      this.scheduler = new BackgroundScheduler(dir, jobOptions, versions, picker, memtables,
-          background, jobs);
-      memtables.setListener(new MemtableList.Listener() {
-        @Override
-        public void sealed() {
-          scheduler.scheduleFlush();
-        }
+      BackgroundJobs jobs =
+          new BackgroundJobs(
+              dir,
+              jobOptions,
+              versions,
+              tableCache,
+              blobFiles,
+              ioBudget,
+              counters,
+              eventLog,
+              this::versionInstalled,
+              background::closing);
+      this.scheduler =
+          new BackgroundScheduler(dir, jobOptions, versions, picker, memtables, background, jobs);
+      memtables.setListener(
+          new MemtableList.Listener() {
+            @Override
+            public void sealed() {
+              scheduler.scheduleFlush();
+            }
 
-        @Override
-        public void changed() {
-          pressure.update();
-        }
-      });
-      this.statsReader = new EngineStatsReader(options, versions, memtables, picker, counters,
-          pressure, writeController, blockCache, scheduler, openSnapshots::get);
+            @Override
+            public void changed() {
+              pressure.update();
+            }
+          });
+      this.statsReader =
+          new EngineStatsReader(
+              options,
+              versions,
+              memtables,
+              picker,
+              counters,
+              pressure,
+              writeController,
+              blockCache,
+              scheduler,
+              openSnapshots::get);
     } catch (IOException | RuntimeException e) {
       lock.close();
       throw e;
@@ -184,16 +213,18 @@ public final class Engine implements ReadView, AutoCloseable {
 
   /**
    * Apply a batch that must not be refused: an entry a replicated log has already committed (the
-   * Raft leader applied write pressure before the entry entered the log). Never delayed nor
-   * refused for pressure; it only waits, as a last bound on memory, while
-   * {@code max_immutable_memtables} sealed memtables wait for flush.
+   * Raft leader applied write pressure before the entry entered the log). Never delayed nor refused
+   * for pressure; it only waits, as a last bound on memory, while {@code max_immutable_memtables}
+   * sealed memtables wait for flush.
    */
   public void applyCommitted(WriteBatch batch, long index) {
-    memtables.apply(index, m -> {
-      for (WriteBatch.Op op : batch.ops()) {
-        m.add(op.key(), index, op.kind(), op.value());
-      }
-    });
+    memtables.apply(
+        index,
+        m -> {
+          for (WriteBatch.Op op : batch.ops()) {
+            m.add(op.key(), index, op.kind(), op.value());
+          }
+        });
   }
 
   /** The current write pressure (recomputed after every flush, compaction and memtable seal). */
@@ -211,8 +242,8 @@ public final class Engine implements ReadView, AutoCloseable {
   }
 
   /**
-   * Make every batch applied so far durable: seal the memtable and wait until every sealed
-   * memtable is flushed. Returns the new {@link #persistedAppliedIndex()}.
+   * Make every batch applied so far durable: seal the memtable and wait until every sealed memtable
+   * is flushed. Returns the new {@link #persistedAppliedIndex()}.
    */
   public long flush() {
     memtables.sealAndAwaitFlush();
@@ -225,8 +256,8 @@ public final class Engine implements ReadView, AutoCloseable {
     }
     Throwable e = background.error();
     if (e != null) {
-      throw new EngineException("engine " + dir + " accepts no writes after a background failure: "
-          + e, e);
+      throw new EngineException(
+          "engine " + dir + " accepts no writes after a background failure: " + e, e);
     }
   }
 
@@ -273,8 +304,7 @@ public final class Engine implements ReadView, AutoCloseable {
     ReadState rs = acquireReadState(seq);
     try {
       StoredValue v = find(rs, seq[0], key);
-      return v == null || v.isTombstone() ? null
-          : new VersionedValue(materialize(v), v.sequence());
+      return v == null || v.isTombstone() ? null : new VersionedValue(materialize(v), v.sequence());
     } finally {
       rs.release();
     }
@@ -325,9 +355,7 @@ public final class Engine implements ReadView, AutoCloseable {
     return memtables.lastApplied();
   }
 
-  /**
-   * A consistent view of the current state; close it when done (it pins memtables and files).
-   */
+  /** A consistent view of the current state; close it when done (it pins memtables and files). */
   public Snapshot snapshot() {
     long[] seq = new long[1];
     ReadState rs = acquireReadState(seq);
@@ -353,9 +381,9 @@ public final class Engine implements ReadView, AutoCloseable {
   // Compaction
 
   /**
-   * Flush, then compact every key in {@code [start, end]} (nulls are unbounded) down to the
-   * deepest level that holds data, dropping shadowed versions and tombstones on the way. Blocks
-   * until done; automatic compactions wait meanwhile.
+   * Flush, then compact every key in {@code [start, end]} (nulls are unbounded) down to the deepest
+   * level that holds data, dropping shadowed versions and tombstones on the way. Blocks until done;
+   * automatic compactions wait meanwhile.
    */
   public void compactRange(byte[] start, byte[] end) {
     flush();
@@ -442,8 +470,14 @@ public final class Engine implements ReadView, AutoCloseable {
         flush();
       }
     } catch (RuntimeException e) {
-      failure = new IOException("final flush of " + dir + " failed; data up to index "
-          + versions.persistedAppliedIndex() + " is durable", e);
+      failure =
+          new IOException(
+              "final flush of "
+                  + dir
+                  + " failed; data up to index "
+                  + versions.persistedAppliedIndex()
+                  + " is durable",
+              e);
     }
     // The directory lock is released only once no background thread can still create or delete
     // a file: another engine may open the directory right after.

@@ -13,17 +13,36 @@ import java.util.List;
  * @param compactionRead key, inline-value and blob bytes compactions (and blob GC) read
  * @param compactionWritten the same, written
  * @param blobFiles every blob file of the current version with its live and dead bytes
- * @param compactionsInProgress compactions and blob GC jobs running now (the seed's
- *     {@code lsm.compactions.in_progress})
+ * @param compactionsInProgress compactions and blob GC jobs running now (the seed's {@code
+ *     lsm.compactions.in_progress})
  */
-public record EngineStats(long lastAppliedIndex, long persistedAppliedIndex, long memtableBytes,
-    int immutableMemtables, List<LevelStats> levels, long flushes, long flushBytesWritten,
-    long compactions, long trivialMoves, long compactionBytesRead, long compactionBytesWritten,
-    ByteSplit compactionRead, ByteSplit compactionWritten, long pendingCompactionBytes,
-    WritePressure writePressure, long writeDelayNanos, long throttledWrites,
-    List<BlobFileStats> blobFiles, long blobGcRuns, long blobGcRelocatedBytes,
-    long pinnedObsoleteBytes, long blockCacheBytes, long blockCacheHits, long blockCacheMisses,
-    int openSnapshots, int compactionsInProgress) {
+public record EngineStats(
+    long lastAppliedIndex,
+    long persistedAppliedIndex,
+    long memtableBytes,
+    int immutableMemtables,
+    List<LevelStats> levels,
+    long flushes,
+    long flushBytesWritten,
+    long compactions,
+    long trivialMoves,
+    long compactionBytesRead,
+    long compactionBytesWritten,
+    ByteSplit compactionRead,
+    ByteSplit compactionWritten,
+    long pendingCompactionBytes,
+    WritePressure writePressure,
+    long writeDelayNanos,
+    long throttledWrites,
+    List<BlobFileStats> blobFiles,
+    long blobGcRuns,
+    long blobGcRelocatedBytes,
+    long pinnedObsoleteBytes,
+    long blockCacheBytes,
+    long blockCacheHits,
+    long blockCacheMisses,
+    int openSnapshots,
+    int compactionsInProgress) {
 
   /**
    * One level.
@@ -36,9 +55,20 @@ public record EngineStats(long lastAppliedIndex, long persistedAppliedIndex, lon
    * @param bloomUseful probes the filter answered "absent"
    * @param bloomFalsePositives probes the filter passed for a key the table did not hold
    */
-  public record LevelStats(int level, int files, long bytes, long entries, long tombstones,
-      long bloomBytes, int bloomBitsPerKey, long targetBytes, double sizePressure, long blobBytes,
-      long bloomChecks, long bloomUseful, long bloomFalsePositives) {}
+  public record LevelStats(
+      int level,
+      int files,
+      long bytes,
+      long entries,
+      long tombstones,
+      long bloomBytes,
+      int bloomBitsPerKey,
+      long targetBytes,
+      double sizePressure,
+      long blobBytes,
+      long bloomChecks,
+      long bloomUseful,
+      long bloomFalsePositives) {}
 
   /** Bytes split by what they are: keys, values stored inline, values in blob files. */
   public record ByteSplit(long keyBytes, long valueBytes, long blobBytes) {
@@ -48,8 +78,13 @@ public record EngineStats(long lastAppliedIndex, long persistedAppliedIndex, lon
   }
 
   /** A blob file: what was written into it and how much of it is dead. */
-  public record BlobFileStats(long number, long fileSize, long valueBytes, long liveBytes,
-      long deadBytes, double garbageRatio) {}
+  public record BlobFileStats(
+      long number,
+      long fileSize,
+      long valueBytes,
+      long liveBytes,
+      long deadBytes,
+      double garbageRatio) {}
 
   public int totalFiles() {
     return levels.stream().mapToInt(LevelStats::files).sum();

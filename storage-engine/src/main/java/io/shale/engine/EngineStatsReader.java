@@ -17,9 +17,9 @@ import java.util.function.IntSupplier;
 
 /**
  * Reads an engine's current numbers: the {@link EngineStats} snapshot of {@code Engine.stats()},
- * and the values the Micrometer gauges poll ({@link EngineMetrics.Source}). Counts come from
- * {@link EngineCounters}; sizes from the current version. Kept strongly by the engine, since
- * registries hold gauges' state weakly.
+ * and the values the Micrometer gauges poll ({@link EngineMetrics.Source}). Counts come from {@link
+ * EngineCounters}; sizes from the current version. Kept strongly by the engine, since registries
+ * hold gauges' state weakly.
  */
 final class EngineStatsReader implements EngineMetrics.Source {
   private final EngineOptions options;
@@ -33,9 +33,16 @@ final class EngineStatsReader implements EngineMetrics.Source {
   private final BackgroundScheduler scheduler;
   private final IntSupplier openSnapshots;
 
-  EngineStatsReader(EngineOptions options, VersionSet versions, MemtableList memtables,
-      CompactionPicker picker, EngineCounters counters, PressureTracker pressure,
-      WriteController writeController, BlockCache blockCache, BackgroundScheduler scheduler,
+  EngineStatsReader(
+      EngineOptions options,
+      VersionSet versions,
+      MemtableList memtables,
+      CompactionPicker picker,
+      EngineCounters counters,
+      PressureTracker pressure,
+      WriteController writeController,
+      BlockCache blockCache,
+      BackgroundScheduler scheduler,
       IntSupplier openSnapshots) {
     this.options = options;
     this.versions = versions;
@@ -58,20 +65,43 @@ final class EngineStatsReader implements EngineMetrics.Source {
       }
       List<EngineStats.BlobFileStats> blobs = new ArrayList<>();
       for (BlobFileMeta b : v.blobFiles().values()) {
-        blobs.add(new EngineStats.BlobFileStats(b.number(), b.fileSize(), b.totalBytes(),
-            b.liveBytes(), b.garbageBytes(), b.garbageRatio()));
+        blobs.add(
+            new EngineStats.BlobFileStats(
+                b.number(),
+                b.fileSize(),
+                b.totalBytes(),
+                b.liveBytes(),
+                b.garbageBytes(),
+                b.garbageRatio()));
       }
       MemtableList.Usage mem = memtables.usage();
-      return new EngineStats(memtables.lastApplied(), versions.persistedAppliedIndex(),
-          mem.bytes(), mem.immutables(), List.copyOf(levels), counters.flushes(),
-          counters.flushBytes(), counters.compactions(), counters.trivialMoves(),
-          counters.compactionBytesRead(), counters.compactionBytesWritten(),
-          split(counters.compactionRead()), split(counters.compactionWritten()),
-          pressure.pendingCompactionBytes(), writeController.current(),
-          counters.writeDelayNanos(), counters.throttledWrites(), List.copyOf(blobs),
-          counters.blobGcRuns(), counters.blobGcRelocatedBytes(), versions.pinnedObsoleteBytes(),
-          blockCache.usedBytes(), blockCache.hits(), blockCache.misses(),
-          openSnapshots.getAsInt(), scheduler.running());
+      return new EngineStats(
+          memtables.lastApplied(),
+          versions.persistedAppliedIndex(),
+          mem.bytes(),
+          mem.immutables(),
+          List.copyOf(levels),
+          counters.flushes(),
+          counters.flushBytes(),
+          counters.compactions(),
+          counters.trivialMoves(),
+          counters.compactionBytesRead(),
+          counters.compactionBytesWritten(),
+          split(counters.compactionRead()),
+          split(counters.compactionWritten()),
+          pressure.pendingCompactionBytes(),
+          writeController.current(),
+          counters.writeDelayNanos(),
+          counters.throttledWrites(),
+          List.copyOf(blobs),
+          counters.blobGcRuns(),
+          counters.blobGcRelocatedBytes(),
+          versions.pinnedObsoleteBytes(),
+          blockCache.usedBytes(),
+          blockCache.hits(),
+          blockCache.misses(),
+          openSnapshots.getAsInt(),
+          scheduler.running());
     } finally {
       v.release();
     }
@@ -90,9 +120,19 @@ final class EngineStatsReader implements EngineMetrics.Source {
       bloom += f.properties().filterBytes();
       blob += f.properties().blobBytes();
     }
-    return new EngineStats.LevelStats(l, v.files(l).size(), bytes, entries, tombstones, bloom,
-        options.bloom().bitsPerKey(l), l == 0 ? 0 : options.compaction().targetBytes(l),
-        picker.sizePressure(v, l), blob, counters.bloomChecks(l), counters.bloomUseful(l),
+    return new EngineStats.LevelStats(
+        l,
+        v.files(l).size(),
+        bytes,
+        entries,
+        tombstones,
+        bloom,
+        options.bloom().bitsPerKey(l),
+        l == 0 ? 0 : options.compaction().targetBytes(l),
+        picker.sizePressure(v, l),
+        blob,
+        counters.bloomChecks(l),
+        counters.bloomUseful(l),
         counters.bloomFalsePositives(l));
   }
 
@@ -131,14 +171,16 @@ final class EngineStatsReader implements EngineMetrics.Source {
 
   @Override
   public long blobLiveBytes() {
-    return versions.current().blobFiles().values().stream().mapToLong(BlobFileMeta::liveBytes)
+    return versions.current().blobFiles().values().stream()
+        .mapToLong(BlobFileMeta::liveBytes)
         .sum();
   }
 
   @Override
   public long blobDeadBytes() {
     return versions.current().blobFiles().values().stream()
-        .mapToLong(BlobFileMeta::garbageBytes).sum();
+        .mapToLong(BlobFileMeta::garbageBytes)
+        .sum();
   }
 
   @Override

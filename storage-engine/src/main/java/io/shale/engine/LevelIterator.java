@@ -12,8 +12,8 @@ import java.io.UncheckedIOException;
 import java.util.List;
 
 /**
- * Iterates a level of non-overlapping files (level 1 and deeper) as one sequence, opening one
- * file at a time. Files are ordered by key, so in reverse the walk starts from the last file.
+ * Iterates a level of non-overlapping files (level 1 and deeper) as one sequence, opening one file
+ * at a time. Files are ordered by key, so in reverse the walk starts from the last file.
  */
 final class LevelIterator implements InternalIterator {
   private final List<FileMetadata> files;

@@ -14,8 +14,8 @@ import io.shale.engine.version.VersionSet;
  * version install.
  *
  * <p>The update runs under the memtable list's lock, so that two updaters (the writer sealing a
- * memtable, a background thread installing a version) cannot store their results out of order:
- * the last stored pressure is always computed from the latest state.
+ * memtable, a background thread installing a version) cannot store their results out of order: the
+ * last stored pressure is always computed from the latest state.
  */
 final class PressureTracker {
   private final VersionSet versions;
@@ -25,8 +25,12 @@ final class PressureTracker {
   private final WriteController controller;
   private volatile long pendingCompactionBytes;
 
-  PressureTracker(VersionSet versions, MemtableList memtables, CompactionOptions compaction,
-      WritePressureOptions thresholds, WriteController controller) {
+  PressureTracker(
+      VersionSet versions,
+      MemtableList memtables,
+      CompactionOptions compaction,
+      WritePressureOptions thresholds,
+      WriteController controller) {
     this.versions = versions;
     this.memtables = memtables;
     this.compaction = compaction;
@@ -35,12 +39,13 @@ final class PressureTracker {
   }
 
   void update() {
-    memtables.locked(() -> {
-      Version v = versions.current();
-      long pending = PendingCompactionBytes.estimate(v, compaction);
-      pendingCompactionBytes = pending;
-      controller.update(v.files(0).size(), pending, memtables.immutableCountLocked());
-    });
+    memtables.locked(
+        () -> {
+          Version v = versions.current();
+          long pending = PendingCompactionBytes.estimate(v, compaction);
+          pendingCompactionBytes = pending;
+          controller.update(v.files(0).size(), pending, memtables.immutableCountLocked());
+        });
   }
 
   /** The estimate of the last update. */
@@ -51,7 +56,8 @@ final class PressureTracker {
   /** How far the state is towards a slowdown threshold, for the I/O budget's relaxation. */
   double fractionOfSlowdown() {
     Version v = versions.current();
-    return Math.max((double) v.files(0).size() / thresholds.level0SlowdownWritesTrigger(),
+    return Math.max(
+        (double) v.files(0).size() / thresholds.level0SlowdownWritesTrigger(),
         (double) pendingCompactionBytes / thresholds.softPendingCompactionBytesLimit());
   }
 }

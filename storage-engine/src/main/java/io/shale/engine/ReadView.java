@@ -1,9 +1,9 @@
 package io.shale.engine;
 
 /**
- * Reads at one point of the write history. The engine itself reads its latest state; a
- * {@link Snapshot} reads the state at the moment it was taken, however long it stays open.
- * Implementations are thread-safe.
+ * Reads at one point of the write history. The engine itself reads its latest state; a {@link
+ * Snapshot} reads the state at the moment it was taken, however long it stays open. Implementations
+ * are thread-safe.
  */
 public interface ReadView {
   /** The value of {@code key}, or null if it has none. */

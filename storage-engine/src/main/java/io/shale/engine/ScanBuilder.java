@@ -19,8 +19,8 @@ import java.util.List;
 /**
  * Builds a scan over a read state: one source per memtable, one per overlapping level-0 table and
  * one {@link LevelIterator} per deeper level, merged, then filtered to what is visible at the
- * scan's sequence. The scan owns one reference to the read state and the table readers it
- * opened, and releases them when closed (or here, if building fails).
+ * scan's sequence. The scan owns one reference to the read state and the table readers it opened,
+ * and releases them when closed (or here, if building fails).
  */
 final class ScanBuilder {
   private final Path dir;
@@ -67,11 +67,22 @@ final class ScanBuilder {
       }
       throw (RuntimeException) e;
     }
-    VisibleEntryIterator visible = new VisibleEntryIterator(new MergingIterator(sources, d), d,
-        o.start(), o.end(), sequence, o.limit(), o.keysOnly());
-    return new ScanIterator(visible, blobFiles, blobReadaheadBytes, () -> {
-      readers.forEach(TableReader::release);
-      rs.release();
-    });
+    VisibleEntryIterator visible =
+        new VisibleEntryIterator(
+            new MergingIterator(sources, d),
+            d,
+            o.start(),
+            o.end(),
+            sequence,
+            o.limit(),
+            o.keysOnly());
+    return new ScanIterator(
+        visible,
+        blobFiles,
+        blobReadaheadBytes,
+        () -> {
+          readers.forEach(TableReader::release);
+          rs.release();
+        });
   }
 }

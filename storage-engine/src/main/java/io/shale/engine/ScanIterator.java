@@ -7,10 +7,10 @@ import io.shale.engine.key.ValueKind;
 
 /**
  * The result of a scan: call {@link #next()} until it returns false, reading {@link #key()} and
- * {@link #value()} in between. Sees a consistent state (the one at its creation) while writes
- * and compactions go on, and pins the files of that state until {@link #close()}. Separated
- * values are read from their blob files only when {@link #value()} asks (a keys-only scan never
- * touches a blob file), with read-ahead. Not thread-safe; use one per thread.
+ * {@link #value()} in between. Sees a consistent state (the one at its creation) while writes and
+ * compactions go on, and pins the files of that state until {@link #close()}. Separated values are
+ * read from their blob files only when {@link #value()} asks (a keys-only scan never touches a blob
+ * file), with read-ahead. Not thread-safe; use one per thread.
  */
 public final class ScanIterator implements AutoCloseable {
   private final VisibleEntryIterator entries;

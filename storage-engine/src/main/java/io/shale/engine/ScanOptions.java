@@ -2,13 +2,14 @@ package io.shale.engine;
 
 /**
  * A range scan: keys in {@code [start, end)} (null bounds are unbounded), at most {@code limit}
- * keys ({@code 0} = no limit), ascending or, if {@code reverse}, descending; {@code keysOnly}
- * skips reading values.
+ * keys ({@code 0} = no limit), ascending or, if {@code reverse}, descending; {@code keysOnly} skips
+ * reading values.
  */
 public record ScanOptions(byte[] start, byte[] end, long limit, boolean reverse, boolean keysOnly) {
   public ScanOptions {
     if (limit < 0) {
-      throw new IllegalArgumentException("scan limit must be >= 0 (0 means no limit), got " + limit);
+      throw new IllegalArgumentException(
+          "scan limit must be >= 0 (0 means no limit), got " + limit);
     }
     start = start == null ? null : start.clone();
     end = end == null ? null : end.clone();

@@ -28,18 +28,23 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Checks every checksum of an engine directory without modifying it: CURRENT, the manifest,
- * every block of every table the manifest lists (plus the table's properties against the
- * manifest's copy), every record of every blob file it lists, and every blob pointer of every
- * table against the value it points to. Safe to run on a directory no engine has open; run from the command line as
- * {@code java -cp storage-engine.jar io.shale.engine.Verifier DIR}.
+ * Checks every checksum of an engine directory without modifying it: CURRENT, the manifest, every
+ * block of every table the manifest lists (plus the table's properties against the manifest's
+ * copy), every record of every blob file it lists, and every blob pointer of every table against
+ * the value it points to. Safe to run on a directory no engine has open; run from the command line
+ * as {@code java -cp storage-engine.jar io.shale.engine.Verifier DIR}.
  */
 public final class Verifier {
   private Verifier() {}
 
   /** What a verification found. An empty {@code problems} list means the directory is sound. */
-  public record Report(List<String> problems, int tables, long blocks, long bytes,
-      long blobPointers, List<String> unreferencedTables) {}
+  public record Report(
+      List<String> problems,
+      int tables,
+      long blocks,
+      long bytes,
+      long blobPointers,
+      List<String> unreferencedTables) {}
 
   public static Report verify(Path dir) throws IOException {
     List<String> problems = new ArrayList<>();
@@ -130,13 +135,13 @@ public final class Verifier {
   }
 
   /**
-   * Reads every value {@code table} points to in a blob file (an exact read, as a point read
-   * does) and checks it against the pointer's checksum; returns the number of pointers. Each
-   * blob file's records have their own checksums, but only this finds a pointer into the wrong
-   * place or into a file the manifest does not list.
+   * Reads every value {@code table} points to in a blob file (an exact read, as a point read does)
+   * and checks it against the pointer's checksum; returns the number of pointers. Each blob file's
+   * records have their own checksums, but only this finds a pointer into the wrong place or into a
+   * file the manifest does not list.
    */
-  private static long checkBlobPointers(TableReader table, Version version,
-      BlobFiles blobs, List<String> problems) {
+  private static long checkBlobPointers(
+      TableReader table, Version version, BlobFiles blobs, List<String> problems) {
     long n = 0;
     InternalIterator it = table.iterator(Direction.FORWARD);
     try {
@@ -146,9 +151,16 @@ public final class Verifier {
         }
         n++;
         BlobPointer ptr = BlobPointer.decode(it.value());
-        String where = table.file() + ": key " + printable(it.userKey()) + " (sequence "
-            + it.sequence() + ") points to blob file " + ptr.fileNumber() + " at offset "
-            + ptr.offset();
+        String where =
+            table.file()
+                + ": key "
+                + printable(it.userKey())
+                + " (sequence "
+                + it.sequence()
+                + ") points to blob file "
+                + ptr.fileNumber()
+                + " at offset "
+                + ptr.offset();
         if (!version.blobFiles().containsKey(ptr.fileNumber())) {
           problems.add(where + ", which the manifest does not list");
           continue;
@@ -167,7 +179,8 @@ public final class Verifier {
 
   private static String printable(byte[] key) {
     String s = new String(key, StandardCharsets.UTF_8);
-    return s.chars().allMatch(c -> c >= 0x20 && c < 0x7f) ? "\"" + s + "\""
+    return s.chars().allMatch(c -> c >= 0x20 && c < 0x7f)
+        ? "\"" + s + "\""
         : HexFormat.of().formatHex(key);
   }
 
@@ -177,11 +190,13 @@ public final class Verifier {
       System.exit(2);
     }
     Report r = verify(Path.of(args[0]));
-    System.out.printf("checked %d tables, %d data blocks and blob records, %d bytes, %d blob "
-        + "pointers%n", r.tables(), r.blocks(), r.bytes(), r.blobPointers());
+    System.out.printf(
+        "checked %d tables, %d data blocks and blob records, %d bytes, %d blob " + "pointers%n",
+        r.tables(), r.blocks(), r.bytes(), r.blobPointers());
     if (!r.unreferencedTables().isEmpty()) {
-      System.out.println("not in the manifest (left by a crash; removed at the next open): "
-          + r.unreferencedTables());
+      System.out.println(
+          "not in the manifest (left by a crash; removed at the next open): "
+              + r.unreferencedTables());
     }
     for (String p : r.problems()) {
       System.out.println("CORRUPT: " + p);

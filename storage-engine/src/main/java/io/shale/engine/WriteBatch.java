@@ -26,9 +26,14 @@ public final class WriteBatch {
       throw new IllegalArgumentException("value must not be null (use delete to remove a key)");
     }
     if (value.length > EngineOptions.MAX_VALUE_BYTES) {
-      throw new IllegalArgumentException("value of " + value.length + " bytes for key "
-          + KeyFormat.printable(key) + " exceeds the limit of " + EngineOptions.MAX_VALUE_BYTES
-          + " bytes (64 MiB)");
+      throw new IllegalArgumentException(
+          "value of "
+              + value.length
+              + " bytes for key "
+              + KeyFormat.printable(key)
+              + " exceeds the limit of "
+              + EngineOptions.MAX_VALUE_BYTES
+              + " bytes (64 MiB)");
     }
     ops.add(new Op(ValueKind.VALUE, key.clone(), value.clone()));
     bytes += key.length + value.length;
@@ -47,8 +52,12 @@ public final class WriteBatch {
       throw new IllegalArgumentException("key must not be null");
     }
     if (key.length > EngineOptions.MAX_KEY_BYTES) {
-      throw new IllegalArgumentException("key of " + key.length + " bytes exceeds the limit of "
-          + EngineOptions.MAX_KEY_BYTES + " bytes (64 KiB)");
+      throw new IllegalArgumentException(
+          "key of "
+              + key.length
+              + " bytes exceeds the limit of "
+              + EngineOptions.MAX_KEY_BYTES
+              + " bytes (64 KiB)");
     }
   }
 

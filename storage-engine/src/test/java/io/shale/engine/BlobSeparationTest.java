@@ -56,7 +56,8 @@ class BlobSeparationTest {
   }
 
   private static Set<Long> blobNumbers(Engine e) {
-    return e.stats().blobFiles().stream().map(EngineStats.BlobFileStats::number)
+    return e.stats().blobFiles().stream()
+        .map(EngineStats.BlobFileStats::number)
         .collect(Collectors.toSet());
   }
 
@@ -69,7 +70,8 @@ class BlobSeparationTest {
       assertThat(s.blobFiles().get(0).valueBytes()).isEqualTo(50L * LARGE);
       assertThat(s.blobLiveBytes()).isEqualTo(50L * LARGE);
       assertThat(s.levels().get(0).blobBytes()).isEqualTo(50L * LARGE);
-      assertThat(s.totalBytes()).as("tables hold keys, small values and pointers")
+      assertThat(s.totalBytes())
+          .as("tables hold keys, small values and pointers")
           .isLessThan(20_000);
       Set<Long> blobsBefore = blobNumbers(e);
 
@@ -97,8 +99,8 @@ class BlobSeparationTest {
       }
       e.apply(batch, 2);
       e.compactRange();
-      EngineStats.BlobFileStats f = e.stats().blobFiles().stream()
-          .filter(x -> x.number() == first).findFirst().orElseThrow();
+      EngineStats.BlobFileStats f =
+          e.stats().blobFiles().stream().filter(x -> x.number() == first).findFirst().orElseThrow();
       assertThat(f.deadBytes()).isEqualTo(20L * LARGE);
       assertThat(f.liveBytes()).isEqualTo(30L * LARGE);
       assertThat(f.garbageRatio()).isEqualTo(0.4);
@@ -161,13 +163,16 @@ class BlobSeparationTest {
         assertThat(n).isEqualTo(100);
         assertThat(it.blobReads()).isZero();
       }
-      assertThatThrownBy(() -> {
-        try (ScanIterator it = e.scan(ScanOptions.all())) {
-          while (it.next()) {
-            it.value();
-          }
-        }
-      }).isInstanceOf(CorruptionException.class).hasMessageContaining(blob.getFileName().toString());
+      assertThatThrownBy(
+              () -> {
+                try (ScanIterator it = e.scan(ScanOptions.all())) {
+                  while (it.next()) {
+                    it.value();
+                  }
+                }
+              })
+          .isInstanceOf(CorruptionException.class)
+          .hasMessageContaining(blob.getFileName().toString());
     }
   }
 
@@ -202,8 +207,9 @@ class BlobSeparationTest {
           }
         }
       }
-      System.out.printf("live %d bytes, on disk %d bytes (%.2fx), %d GC runs%n", live, onDisk,
-          (double) onDisk / live, s.blobGcRuns());
+      System.out.printf(
+          "live %d bytes, on disk %d bytes (%.2fx), %d GC runs%n",
+          live, onDisk, (double) onDisk / live, s.blobGcRuns());
       assertThat(onDisk).isLessThan((long) (2.2 * live));
       for (int i = 0; i < keys; i++) {
         assertThat(e.get(b(key(i)))).isEqualTo(value(39 * 100L + i, size));

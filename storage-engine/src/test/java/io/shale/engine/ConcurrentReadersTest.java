@@ -36,9 +36,17 @@ class ConcurrentReadersTest {
   @Test
   void readersNeverSeeHalfABatch() throws Exception {
     CompactionOptions c = TestOptions.tiny().compaction();
-    EngineOptions options = TestOptions.tiny().withCompaction(new CompactionOptions(
-        c.level0FileNumCompactionTrigger(), c.levelMultiplier(), c.maxBytesForLevelBase(),
-        c.targetFileSizeBytes(), c.numLevels(), 2, c.score()));
+    EngineOptions options =
+        TestOptions.tiny()
+            .withCompaction(
+                new CompactionOptions(
+                    c.level0FileNumCompactionTrigger(),
+                    c.levelMultiplier(),
+                    c.maxBytesForLevelBase(),
+                    c.targetFileSizeBytes(),
+                    c.numLevels(),
+                    2,
+                    c.score()));
     ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
     AtomicBoolean done = new AtomicBoolean();
     AtomicLong reads = new AtomicLong();
@@ -46,46 +54,51 @@ class ConcurrentReadersTest {
       List<Thread> readers = new ArrayList<>();
       for (int t = 0; t < 3; t++) {
         int mode = t;
-        Thread r = new Thread(() -> {
-          long lastSeen = -1;
-          while (!done.get() && failures.isEmpty()) {
-            long seen = -1;
-            List<Long> values = new ArrayList<>();
-            if (mode == 0) {
-              try (ScanIterator it = e.scan(ScanOptions.all())) {
-                while (it.next()) {
-                  values.add(counter(it.value()));
-                }
-              }
-            } else if (mode == 1) {
-              try (ScanIterator it = e.scan(ScanOptions.all().reversed())) {
-                while (it.next()) {
-                  values.add(counter(it.value()));
-                }
-              }
-            } else {
-              try (Snapshot s = e.snapshot()) {
-                for (int i = 0; i < KEYS; i++) {
-                  byte[] v = s.get(key(i));
-                  if (v != null) {
-                    values.add(counter(v));
+        Thread r =
+            new Thread(
+                () -> {
+                  long lastSeen = -1;
+                  while (!done.get() && failures.isEmpty()) {
+                    long seen = -1;
+                    List<Long> values = new ArrayList<>();
+                    if (mode == 0) {
+                      try (ScanIterator it = e.scan(ScanOptions.all())) {
+                        while (it.next()) {
+                          values.add(counter(it.value()));
+                        }
+                      }
+                    } else if (mode == 1) {
+                      try (ScanIterator it = e.scan(ScanOptions.all().reversed())) {
+                        while (it.next()) {
+                          values.add(counter(it.value()));
+                        }
+                      }
+                    } else {
+                      try (Snapshot s = e.snapshot()) {
+                        for (int i = 0; i < KEYS; i++) {
+                          byte[] v = s.get(key(i));
+                          if (v != null) {
+                            values.add(counter(v));
+                          }
+                        }
+                      }
+                    }
+                    if (!values.isEmpty()) {
+                      seen = values.get(0);
+                      if (values.size() != KEYS
+                          || values.stream()
+                              .anyMatch(v -> v.longValue() != values.get(0).longValue())) {
+                        failures.add("reader " + mode + " saw a partial batch: " + values);
+                      }
+                    }
+                    if (seen < lastSeen) {
+                      failures.add(
+                          "reader " + mode + " went back from " + lastSeen + " to " + seen);
+                    }
+                    lastSeen = seen;
+                    reads.incrementAndGet();
                   }
-                }
-              }
-            }
-            if (!values.isEmpty()) {
-              seen = values.get(0);
-              if (values.size() != KEYS || values.stream().anyMatch(v -> v.longValue() != values.get(0).longValue())) {
-                failures.add("reader " + mode + " saw a partial batch: " + values);
-              }
-            }
-            if (seen < lastSeen) {
-              failures.add("reader " + mode + " went back from " + lastSeen + " to " + seen);
-            }
-            lastSeen = seen;
-            reads.incrementAndGet();
-          }
-        });
+                });
         r.start();
         readers.add(r);
       }

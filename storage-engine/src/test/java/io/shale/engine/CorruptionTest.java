@@ -55,15 +55,18 @@ class CorruptionTest {
 
   private List<Path> files(String kind) throws IOException {
     try (Stream<Path> s = Files.list(db)) {
-      return s.filter(p -> {
-        String n = p.getFileName().toString();
-        return switch (kind) {
-          case "table" -> n.endsWith(".sst");
-          case "manifest" -> n.startsWith("MANIFEST-");
-          case "blob" -> n.endsWith(".blob");
-          default -> n.equals("CURRENT");
-        };
-      }).sorted().toList();
+      return s.filter(
+              p -> {
+                String n = p.getFileName().toString();
+                return switch (kind) {
+                  case "table" -> n.endsWith(".sst");
+                  case "manifest" -> n.startsWith("MANIFEST-");
+                  case "blob" -> n.endsWith(".blob");
+                  default -> n.equals("CURRENT");
+                };
+              })
+          .sorted()
+          .toList();
     }
   }
 
@@ -141,19 +144,22 @@ class CorruptionTest {
       for (Path f : files(kind)) {
         // In a blob file, reads verify the header, the footer and the values they return (the
         // key copies kept for GC are checked by the verifier, above).
-        List<Long> offsets = kind.equals("blob") ? blobValueOffsets(f, rnd)
-            : sample(Files.size(f), rnd, 10);
+        List<Long> offsets =
+            kind.equals("blob") ? blobValueOffsets(f, rnd) : sample(Files.size(f), rnd, 10);
         for (int i = 0; i < 6 && !offsets.isEmpty(); i++) {
           long off = offsets.get(rnd.nextInt(offsets.size()));
           Path copy = tmp.resolve("copy-" + checked++);
           copyDir(db, copy);
           flip(copy.resolve(f.getFileName()), off);
-          Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(() -> {
-            try (Engine e = Engine.open(copy, TestOptions.tiny())) {
-              ModelBasedEngineTest.contents(e);
-            }
-          });
-          assertThat(thrown).as("flip in %s at %d of %d", f.getFileName(), off, Files.size(f))
+          Throwable thrown =
+              org.assertj.core.api.Assertions.catchThrowable(
+                  () -> {
+                    try (Engine e = Engine.open(copy, TestOptions.tiny())) {
+                      ModelBasedEngineTest.contents(e);
+                    }
+                  });
+          assertThat(thrown)
+              .as("flip in %s at %d of %d", f.getFileName(), off, Files.size(f))
               .isInstanceOf(CorruptionException.class)
               .hasMessageContaining(f.getFileName().toString());
         }
@@ -249,8 +255,10 @@ class CorruptionTest {
         for (int i = 0; i < 200; i++) {
           byte[] v = new byte[1024 + sizes.nextInt(2000)];
           bytes.nextBytes(v);
-          e.apply(new WriteBatch().put(String.format("key-%04d", i)
-              .getBytes(StandardCharsets.UTF_8), v), i + 1);
+          e.apply(
+              new WriteBatch()
+                  .put(String.format("key-%04d", i).getBytes(StandardCharsets.UTF_8), v),
+              i + 1);
         }
         e.flush();
       }
@@ -267,7 +275,13 @@ class CorruptionTest {
     Files.copy(other, victim, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
 
     List<String> problems = Verifier.verify(a).problems();
-    assertThat(problems).isNotEmpty().allSatisfy(p -> assertThat(p)
-        .contains("points to blob file").contains("key \"key-").contains("checksum mismatch"));
+    assertThat(problems)
+        .isNotEmpty()
+        .allSatisfy(
+            p ->
+                assertThat(p)
+                    .contains("points to blob file")
+                    .contains("key \"key-")
+                    .contains("checksum mismatch"));
   }
 }

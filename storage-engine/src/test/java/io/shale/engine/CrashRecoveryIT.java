@@ -36,11 +36,19 @@ class CrashRecoveryIT {
     long lastPersisted = -1;
     List<Long> persistedAfterKill = new ArrayList<>();
     for (int kill = 0; kill < KILLS; kill++) {
-      Process child = new ProcessBuilder(javaBinary(), "-Xmx256m", "-cp",
-          System.getProperty("java.class.path"), CrashWorkload.class.getName(), dir.toString(),
-          Long.toString(SEED)).redirectErrorStream(true).start();
-      BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
-          StandardCharsets.UTF_8));
+      Process child =
+          new ProcessBuilder(
+                  javaBinary(),
+                  "-Xmx256m",
+                  "-cp",
+                  System.getProperty("java.class.path"),
+                  CrashWorkload.class.getName(),
+                  dir.toString(),
+                  Long.toString(SEED))
+              .redirectErrorStream(true)
+              .start();
+      BufferedReader out =
+          new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
       String first = out.readLine();
       assertThat(first).as("child output before kill %d", kill).startsWith("started at");
       Thread.sleep(20 + rnd.nextInt(700));
@@ -50,7 +58,9 @@ class CrashRecoveryIT {
 
       try (Engine engine = Engine.open(dir, TestOptions.tiny())) {
         long persisted = engine.persistedAppliedIndex();
-        assertThat(persisted).as("durable index after kill %d", kill).isGreaterThanOrEqualTo(lastPersisted);
+        assertThat(persisted)
+            .as("durable index after kill %d", kill)
+            .isGreaterThanOrEqualTo(lastPersisted);
         for (long i = modelIndex + 1; i <= persisted; i++) {
           for (Map.Entry<String, byte[]> e : CrashWorkload.batch(SEED, i).entrySet()) {
             if (e.getValue() == null) {
@@ -63,8 +73,9 @@ class CrashRecoveryIT {
         modelIndex = persisted;
         lastPersisted = persisted;
         persistedAfterKill.add(persisted);
-        assertThat(ModelBasedEngineTest.contents(engine)).as("contents after kill %d at index %d",
-            kill, persisted).isEqualTo(render(model));
+        assertThat(ModelBasedEngineTest.contents(engine))
+            .as("contents after kill %d at index %d", kill, persisted)
+            .isEqualTo(render(model));
       }
       assertThat(Verifier.verify(dir).problems()).as("verify after kill %d", kill).isEmpty();
     }
@@ -78,8 +89,8 @@ class CrashRecoveryIT {
     for (String log : List.of("events.jsonl", "events.jsonl.1")) {
       Path p = dir.resolve(log);
       if (Files.exists(p)) {
-        gcEvents += Files.readAllLines(p).stream().filter(l -> l.contains("\"event\":\"blob_gc\""))
-            .count();
+        gcEvents +=
+            Files.readAllLines(p).stream().filter(l -> l.contains("\"event\":\"blob_gc\"")).count();
       }
     }
     System.out.println("blob GC runs logged by the children: " + gcEvents);

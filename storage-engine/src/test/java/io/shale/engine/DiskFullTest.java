@@ -72,7 +72,8 @@ class DiskFullTest {
     // Read after close: a flush already under way when the failure surfaced may still land.
     persisted = e.persistedAppliedIndex();
     assertThat(failure).as("writes must fail once the disk is full").isNotNull();
-    assertThat(failure).isInstanceOf(EngineException.class)
+    assertThat(failure)
+        .isInstanceOf(EngineException.class)
         .hasMessageContaining("accepts no writes")
         .hasStackTraceContaining("No space left on device");
     assertThat(persisted).isPositive();
@@ -82,11 +83,17 @@ class DiskFullTest {
       assertThat(reopened.persistedAppliedIndex()).isEqualTo(persisted);
       for (long i = 0; i <= persisted; i++) {
         String key = String.format("key-%06d", i);
-        assertThat(reopened.get(key.getBytes(StandardCharsets.UTF_8))).as(key).isEqualTo(written.get(key));
+        assertThat(reopened.get(key.getBytes(StandardCharsets.UTF_8)))
+            .as(key)
+            .isEqualTo(written.get(key));
       }
       // Nothing past the persisted index is visible: the engine has no log of its own.
-      assertThat(reopened.get(String.format("key-%06d", persisted + 1).getBytes(StandardCharsets.UTF_8))).isNull();
-      reopened.apply(new WriteBatch().put("after".getBytes(StandardCharsets.UTF_8), new byte[10]),
+      assertThat(
+              reopened.get(
+                  String.format("key-%06d", persisted + 1).getBytes(StandardCharsets.UTF_8)))
+          .isNull();
+      reopened.apply(
+          new WriteBatch().put("after".getBytes(StandardCharsets.UTF_8), new byte[10]),
           persisted + 1);
       assertThat(reopened.flush()).isEqualTo(persisted + 1);
     }

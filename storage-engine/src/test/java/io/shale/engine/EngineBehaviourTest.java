@@ -23,7 +23,8 @@ class EngineBehaviourTest {
     for (int i = 0; i < keys; i++) {
       byte[] v = new byte[valueSize];
       r.nextBytes(v);
-      e.apply(new WriteBatch().put(b(String.format("key-%07d", r.nextInt(keys * 2))), v),
+      e.apply(
+          new WriteBatch().put(b(String.format("key-%07d", r.nextInt(keys * 2))), v),
           firstIndex + i);
     }
   }
@@ -32,13 +33,17 @@ class EngineBehaviourTest {
   void oversizedKeysAndValuesAreRejectedNamingTheLimit() {
     WriteBatch batch = new WriteBatch();
     assertThatThrownBy(() -> batch.put(new byte[64 * 1024 + 1], new byte[1]))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("65536 bytes");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("65536 bytes");
     assertThatThrownBy(() -> batch.delete(new byte[64 * 1024 + 1]))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("64 KiB");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("64 KiB");
     assertThatThrownBy(() -> batch.put(b("k"), new byte[64 * 1024 * 1024 + 1]))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("64 MiB");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("64 MiB");
     assertThatThrownBy(() -> batch.put(null, new byte[1]))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("key");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("key");
     batch.put(new byte[64 * 1024], new byte[10]); // exactly at the limit is fine
     assertThat(batch.size()).isEqualTo(1);
   }
@@ -49,14 +54,16 @@ class EngineBehaviourTest {
       assertThat(e.persistedAppliedIndex()).isEqualTo(-1);
       e.apply(new WriteBatch().put(b("a"), b("1")), 5);
       assertThatThrownBy(() -> e.apply(new WriteBatch().put(b("a"), b("2")), 5))
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("index 5 does not increase");
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("index 5 does not increase");
       assertThat(e.get(b("a"))).isEqualTo(b("1"));
       e.apply(new WriteBatch(), 9); // an empty batch still advances the index (a Raft no-op)
       assertThat(e.flush()).isEqualTo(9);
     }
     try (Engine e = Engine.open(dir, TestOptions.tiny())) {
       assertThat(e.persistedAppliedIndex()).isEqualTo(9);
-      assertThatThrownBy(() -> e.apply(new WriteBatch(), 9)).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> e.apply(new WriteBatch(), 9))
+          .isInstanceOf(IllegalArgumentException.class);
     }
   }
 
@@ -90,7 +97,8 @@ class EngineBehaviourTest {
     e.apply(new WriteBatch().put(b("k"), b("v")), 1);
     Snapshot s = e.snapshot();
     e.close();
-    assertThatThrownBy(() -> s.get(b("k"))).isInstanceOf(IllegalStateException.class)
+    assertThatThrownBy(() -> s.get(b("k")))
+        .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("closed");
     assertThatThrownBy(() -> s.scan(ScanOptions.all())).isInstanceOf(IllegalStateException.class);
     s.close();
@@ -100,7 +108,8 @@ class EngineBehaviourTest {
   void aSecondEngineCannotOpenTheSameDirectory() throws IOException {
     try (Engine e = Engine.open(dir, TestOptions.tiny())) {
       assertThatThrownBy(() -> Engine.open(dir, TestOptions.tiny()))
-          .isInstanceOf(IllegalStateException.class).hasMessageContaining("in use");
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("in use");
     }
   }
 
@@ -159,7 +168,8 @@ class EngineBehaviourTest {
         if (ls.files() > 0) {
           // Cut at the first key boundary past the target: at most one block over.
           assertThat(ls.bytes() / ls.files())
-              .isLessThanOrEqualTo(o.compaction().targetFileSizeBytes() + 2 * o.table().blockSize());
+              .isLessThanOrEqualTo(
+                  o.compaction().targetFileSizeBytes() + 2 * o.table().blockSize());
         }
       }
       assertThat(deeperFiles).isGreaterThan(5);

@@ -33,8 +33,10 @@ class EngineMetricsTest {
       for (int i = 0; i < 600; i++) {
         byte[] v = new byte[rnd.nextInt(300) + (i % 20 == 0 ? 2000 : 0)];
         rnd.nextBytes(v);
-        e.apply(new WriteBatch().put(String.format("k%05d", rnd.nextInt(400))
-            .getBytes(StandardCharsets.UTF_8), v), i);
+        e.apply(
+            new WriteBatch()
+                .put(String.format("k%05d", rnd.nextInt(400)).getBytes(StandardCharsets.UTF_8), v),
+            i);
         if (i % 150 == 149) {
           e.flush();
         }
@@ -67,13 +69,17 @@ class EngineMetricsTest {
 
       // The event log's last compaction line carries the same per-file numbers.
       List<String> events = Files.readAllLines(dir.resolve("events.jsonl"));
-      String compaction = events.stream().filter(l -> l.contains("\"event\":\"compaction\""))
-          .reduce((a, b2) -> b2).orElseThrow();
+      String compaction =
+          events.stream()
+              .filter(l -> l.contains("\"event\":\"compaction\""))
+              .reduce((a, b2) -> b2)
+              .orElseThrow();
       long loggedKeyIn = 0;
       int inputsAt = compaction.indexOf("\"inputs\":");
       int outputsAt = compaction.indexOf("\"outputs\":");
-      var m = java.util.regex.Pattern.compile("\"key_bytes\":(\\d+)")
-          .matcher(compaction.substring(inputsAt, outputsAt));
+      var m =
+          java.util.regex.Pattern.compile("\"key_bytes\":(\\d+)")
+              .matcher(compaction.substring(inputsAt, outputsAt));
       while (m.find()) {
         loggedKeyIn += Long.parseLong(m.group(1));
       }
@@ -89,21 +95,34 @@ class EngineMetricsTest {
       assertThat(sum(registry, "lsm.bloom.checks")).isGreaterThanOrEqualTo(200);
       assertThat(sum(registry, "lsm.bloom.useful")).isGreaterThan(150);
       assertThat(registry.find("lsm.read.sstables_touched").summary().count()).isEqualTo(400);
-      List<String> names = registry.getMeters().stream().map(Meter::getId).map(Meter.Id::getName)
-          .distinct().toList();
-      assertThat(names).contains("lsm.compactions.in_progress", "lsm.level.files",
-          "lsm.bloom.memory.bytes", "lsm.compaction.pending_bytes", "lsm.blob.live_bytes",
-          "lsm.blob.dead_bytes", "lsm.pinned_obsolete_bytes", "lsm.write.delay",
-          "lsm.flush.bytes", "lsm.compaction.count", "lsm.block_cache.hits");
+      List<String> names =
+          registry.getMeters().stream()
+              .map(Meter::getId)
+              .map(Meter.Id::getName)
+              .distinct()
+              .toList();
+      assertThat(names)
+          .contains(
+              "lsm.compactions.in_progress",
+              "lsm.level.files",
+              "lsm.bloom.memory.bytes",
+              "lsm.compaction.pending_bytes",
+              "lsm.blob.live_bytes",
+              "lsm.blob.dead_bytes",
+              "lsm.pinned_obsolete_bytes",
+              "lsm.write.delay",
+              "lsm.flush.bytes",
+              "lsm.compaction.count",
+              "lsm.block_cache.hits");
       assertThat(registry.find("lsm.level.bytes").tag("level", "1").gauge().value())
           .isEqualTo((double) after.levelBytes(1));
     }
   }
 
   /**
-   * A node that installs a snapshot closes its engine and opens another on the same registry:
-   * the gauges must then read the new engine, not keep the first one's (Micrometer ignores a
-   * second gauge of the same name and tags).
+   * A node that installs a snapshot closes its engine and opens another on the same registry: the
+   * gauges must then read the new engine, not keep the first one's (Micrometer ignores a second
+   * gauge of the same name and tags).
    */
   @Test
   void gaugesFollowAnEngineReopenedOnTheSameRegistry() throws IOException {
@@ -111,19 +130,17 @@ class EngineMetricsTest {
     try (Engine first = Engine.open(dir.resolve("a"), TestOptions.tiny(), registry)) {
       first.pauseCompactions();
       for (int i = 0; i < 3; i++) {
-        first.apply(new WriteBatch().put(("k" + i).getBytes(StandardCharsets.UTF_8),
-            new byte[100]), i + 1);
+        first.apply(
+            new WriteBatch().put(("k" + i).getBytes(StandardCharsets.UTF_8), new byte[100]), i + 1);
         first.flush();
       }
-      assertThat(registry.find("lsm.level.files").tag("level", "0").gauge().value())
-          .isEqualTo(3.0);
+      assertThat(registry.find("lsm.level.files").tag("level", "0").gauge().value()).isEqualTo(3.0);
     }
     try (Engine second = Engine.open(dir.resolve("b"), TestOptions.tiny(), registry)) {
       second.apply(new WriteBatch().put("x".getBytes(StandardCharsets.UTF_8), new byte[100]), 1);
       second.flush();
       assertThat(registry.find("lsm.level.files").tag("level", "0").gauges()).hasSize(1);
-      assertThat(registry.find("lsm.level.files").tag("level", "0").gauge().value())
-          .isEqualTo(1.0);
+      assertThat(registry.find("lsm.level.files").tag("level", "0").gauge().value()).isEqualTo(1.0);
       assertThat(registry.find("lsm.flush.count").counter().count()).isEqualTo(4.0);
     }
   }

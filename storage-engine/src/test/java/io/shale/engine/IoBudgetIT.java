@@ -27,9 +27,11 @@ class IoBudgetIT {
   private static EngineOptions options(int slowdown) {
     return TestOptions.tiny()
         .withMemtableSize(4 * MIB)
-        .withCompaction(new CompactionOptions(4, 10, 256 * MIB, 64 * MIB, 5, 1, CompactionScore.SEED))
-        .withWritePressure(new WritePressureOptions(true, slowdown, 1000, 1L << 40, 1L << 41, 8,
-            Duration.ofMillis(1)))
+        .withCompaction(
+            new CompactionOptions(4, 10, 256 * MIB, 64 * MIB, 5, 1, CompactionScore.SEED))
+        .withWritePressure(
+            new WritePressureOptions(
+                true, slowdown, 1000, 1L << 40, 1L << 41, 8, Duration.ofMillis(1)))
         .withBudget(new IoBudgetOptions(RATE, List.of()));
   }
 
@@ -42,16 +44,18 @@ class IoBudgetIT {
       for (int i = 0; i < 40; i++) {
         byte[] v = new byte[100 << 10];
         rnd.nextBytes(v);
-        e.applyCommitted(new WriteBatch().put(String.format("key-%02d-%03d", file, i)
-            .getBytes(StandardCharsets.UTF_8), v), ++index);
+        e.applyCommitted(
+            new WriteBatch()
+                .put(String.format("key-%02d-%03d", file, i).getBytes(StandardCharsets.UTF_8), v),
+            ++index);
       }
       e.flush();
     }
   }
 
   /**
-   * Background bytes written per second over the window, as the budget counts them while they
-   * are written (no writes arrive meanwhile, so there are no flushes: it is all compaction).
+   * Background bytes written per second over the window, as the budget counts them while they are
+   * written (no writes arrive meanwhile, so there are no flushes: it is all compaction).
    */
   private static double writeRate(Engine e, long seconds) throws InterruptedException {
     long before = e.backgroundBytesWritten();
@@ -71,8 +75,8 @@ class IoBudgetIT {
       e.resumeCompactions();
       Thread.sleep(1000); // let the level-0 compaction get going
       double rate = writeRate(e, 20);
-      System.out.printf("budget %d MiB/s, low pressure: compaction wrote %.2f MiB/s%n",
-          RATE / MIB, rate / MIB);
+      System.out.printf(
+          "budget %d MiB/s, low pressure: compaction wrote %.2f MiB/s%n", RATE / MIB, rate / MIB);
       assertThat(rate).isBetween(RATE * 0.9, RATE * 1.1);
     }
     // 30 level-0 files against a slowdown trigger of 32: 94% of the way, the limit is ~8x.
@@ -82,7 +86,8 @@ class IoBudgetIT {
       e.resumeCompactions();
       Thread.sleep(300);
       double rate = writeRate(e, 2);
-      System.out.printf("budget %d MiB/s, 30 of 32 level-0 files: compaction wrote %.2f MiB/s%n",
+      System.out.printf(
+          "budget %d MiB/s, 30 of 32 level-0 files: compaction wrote %.2f MiB/s%n",
           RATE / MIB, rate / MIB);
       assertThat(rate).isGreaterThan(RATE * 2.0);
     }

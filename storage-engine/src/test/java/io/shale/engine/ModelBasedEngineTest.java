@@ -34,8 +34,9 @@ class ModelBasedEngineTest {
   @ValueSource(longs = {1, 2, 3, 4, 5, 6})
   void engineMatchesSortedMap(long seed) throws Exception {
     Random rnd = new Random(seed);
-    EngineOptions options = TestOptions.tiny(seed % 2 == 0 ? Compression.LZ4 : Compression.NONE)
-        .withMmapReads(seed % 3 != 0); // seeds 3 and 6 read through the block cache
+    EngineOptions options =
+        TestOptions.tiny(seed % 2 == 0 ? Compression.LZ4 : Compression.NONE)
+            .withMmapReads(seed % 3 != 0); // seeds 3 and 6 read through the block cache
     Path dir = tmp.resolve("db");
     TreeMap<byte[], byte[]> model = new TreeMap<>(Keys.USER_ORDER);
     List<SnapshotUnderTest> snapshots = new ArrayList<>();
@@ -75,7 +76,8 @@ class ModelBasedEngineTest {
           }
         } else if (op < 65) {
           byte[] key = key(rnd);
-          assertThat(engine.get(key)).as(where + " get " + new String(key, StandardCharsets.UTF_8))
+          assertThat(engine.get(key))
+              .as(where + " get " + new String(key, StandardCharsets.UTF_8))
               .isEqualTo(model.get(key));
         } else if (op < 77) {
           checkScan(engine, model, rnd, where);
@@ -84,7 +86,9 @@ class ModelBasedEngineTest {
         } else if (op < 87 && !snapshots.isEmpty()) {
           SnapshotUnderTest s = snapshots.get(rnd.nextInt(snapshots.size()));
           byte[] key = key(rnd);
-          assertThat(s.snapshot().get(key)).as(where + " snapshot get").isEqualTo(s.model().get(key));
+          assertThat(s.snapshot().get(key))
+              .as(where + " snapshot get")
+              .isEqualTo(s.model().get(key));
           checkScan(s.snapshot(), s.model(), rnd, where + " snapshot");
         } else if (op < 90 && !snapshots.isEmpty()) {
           snapshots.remove(rnd.nextInt(snapshots.size())).snapshot().close();
@@ -146,8 +150,10 @@ class ModelBasedEngineTest {
 
   private static byte[] key(Random rnd) {
     int k = rnd.nextInt(400);
-    String s = rnd.nextInt(10) == 0 ? String.format("k%04d/%s", k, "x".repeat(k % 7))
-        : String.format("k%04d", k);
+    String s =
+        rnd.nextInt(10) == 0
+            ? String.format("k%04d/%s", k, "x".repeat(k % 7))
+            : String.format("k%04d", k);
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
@@ -157,8 +163,12 @@ class ModelBasedEngineTest {
    */
   private static byte[] value(Random rnd) {
     int r = rnd.nextInt(100);
-    int len = r < 80 ? rnd.nextInt(120) : r < 95 ? 200 + rnd.nextInt(2800)
-        : r < 99 ? (8 << 10) + rnd.nextInt(24 << 10) : (32 << 10) + rnd.nextInt(32 << 10);
+    int len =
+        r < 80
+            ? rnd.nextInt(120)
+            : r < 95
+                ? 200 + rnd.nextInt(2800)
+                : r < 99 ? (8 << 10) + rnd.nextInt(24 << 10) : (32 << 10) + rnd.nextInt(32 << 10);
     byte[] v = new byte[len];
     rnd.nextBytes(v);
     if (rnd.nextBoolean()) {
@@ -167,8 +177,8 @@ class ModelBasedEngineTest {
     return v;
   }
 
-  private static void checkScan(ReadView view, TreeMap<byte[], byte[]> model, Random rnd,
-      String where) {
+  private static void checkScan(
+      ReadView view, TreeMap<byte[], byte[]> model, Random rnd, String where) {
     byte[] start = rnd.nextInt(4) == 0 ? null : key(rnd);
     byte[] end = rnd.nextInt(4) == 0 ? null : key(rnd);
     if (start != null && end != null && Keys.compare(start, end) > 0) {
@@ -208,7 +218,8 @@ class ModelBasedEngineTest {
   }
 
   private static String entry(byte[] k, byte[] v) {
-    return new String(k, StandardCharsets.UTF_8) + (v == null ? "" : "=" + Arrays.hashCode(v) + "/" + v.length);
+    return new String(k, StandardCharsets.UTF_8)
+        + (v == null ? "" : "=" + Arrays.hashCode(v) + "/" + v.length);
   }
 
   static List<String> contents(ReadView view) {

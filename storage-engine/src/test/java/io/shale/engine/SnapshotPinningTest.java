@@ -32,7 +32,8 @@ class SnapshotPinningTest {
 
   private Set<String> tables() throws IOException {
     try (Stream<Path> s = Files.list(dir)) {
-      return s.map(p -> p.getFileName().toString()).filter(n -> FileNames.parseTable(n) >= 0)
+      return s.map(p -> p.getFileName().toString())
+          .filter(n -> FileNames.parseTable(n) >= 0)
           .collect(Collectors.toSet());
     }
   }
@@ -106,9 +107,9 @@ class SnapshotPinningTest {
   }
 
   /**
-   * A scan still open when its engine closes releases its tables later. By then the directory
-   * may hold another engine's files under the same numbers (a node swaps a fetched checkpoint in
-   * for its engine directory): the late release must not delete them.
+   * A scan still open when its engine closes releases its tables later. By then the directory may
+   * hold another engine's files under the same numbers (a node swaps a fetched checkpoint in for
+   * its engine directory): the late release must not delete them.
    */
   @Test
   void aScanReleasedAfterItsEngineClosedDeletesNothing() throws IOException {

@@ -2,9 +2,9 @@ package io.shale.engine;
 
 import io.shale.engine.blob.BlobOptions;
 import io.shale.engine.bloom.BloomPolicy;
-import io.shale.engine.pressure.WritePressureOptions;
 import io.shale.engine.compaction.CompactionOptions;
 import io.shale.engine.compaction.CompactionScore;
+import io.shale.engine.pressure.WritePressureOptions;
 import io.shale.engine.sstable.Compression;
 import io.shale.engine.sstable.TableWriteOptions;
 

@@ -9,8 +9,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The modification index of a key follows it through memtable, flush, compaction and reopen. */
 class VersionedValueTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private static byte[] b(String s) {
     return s.getBytes(StandardCharsets.UTF_8);

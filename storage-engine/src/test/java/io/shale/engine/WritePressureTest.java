@@ -63,13 +63,16 @@ class WritePressureTest {
       assertThat(stopped.condition()).isEqualTo(Condition.STOPPED);
       long refusedIndex = ++index;
       assertThatThrownBy(() -> write(e, refusedIndex, 100))
-          .isInstanceOfSatisfying(WriteThrottledException.class, t -> {
-            assertThat(t.pressure().cause()).isEqualTo(Cause.L0_FILES);
-            assertThat(t.pressure().measured()).isEqualTo(5);
-            assertThat(t.pressure().threshold()).isEqualTo(5);
-            assertThat(t.retryAfter()).isPositive();
-          })
-          .hasMessageContaining("L0_FILES").hasMessageContaining("level0_stop_writes_trigger");
+          .isInstanceOfSatisfying(
+              WriteThrottledException.class,
+              t -> {
+                assertThat(t.pressure().cause()).isEqualTo(Cause.L0_FILES);
+                assertThat(t.pressure().measured()).isEqualTo(5);
+                assertThat(t.pressure().threshold()).isEqualTo(5);
+                assertThat(t.retryAfter()).isPositive();
+              })
+          .hasMessageContaining("L0_FILES")
+          .hasMessageContaining("level0_stop_writes_trigger");
       // The refused batch had no effect.
       assertThat(e.get(b("key-" + refusedIndex))).isNull();
       assertThat(e.lastAppliedIndex()).isEqualTo(refusedIndex - 1);
@@ -81,7 +84,8 @@ class WritePressureTest {
       write(e, refusedIndex, 100); // the same index is accepted now
       assertThat(e.get(b("key-" + refusedIndex))).isNotNull();
     }
-    assertThat(seen).extracting(WritePressure::condition)
+    assertThat(seen)
+        .extracting(WritePressure::condition)
         .containsSubsequence(Condition.DELAYED, Condition.STOPPED, Condition.NORMAL);
   }
 
@@ -109,11 +113,13 @@ class WritePressureTest {
       e.flush();
       long next = index + 1;
       assertThatThrownBy(() -> write(e, next, 500))
-          .isInstanceOfSatisfying(WriteThrottledException.class, t -> {
-            assertThat(t.pressure().cause()).isEqualTo(Cause.PENDING_COMPACTION_BYTES);
-            assertThat(t.pressure().measured()).isGreaterThanOrEqualTo(2 << 20);
-            assertThat(t.pressure().threshold()).isEqualTo(2 << 20);
-          });
+          .isInstanceOfSatisfying(
+              WriteThrottledException.class,
+              t -> {
+                assertThat(t.pressure().cause()).isEqualTo(Cause.PENDING_COMPACTION_BYTES);
+                assertThat(t.pressure().measured()).isGreaterThanOrEqualTo(2 << 20);
+                assertThat(t.pressure().threshold()).isEqualTo(2 << 20);
+              });
       assertThat(e.get(b("key-" + next))).isNull();
       e.resumeCompactions();
       e.awaitCompactions();
@@ -138,7 +144,8 @@ class WritePressureTest {
         }
         long next = index + 1;
         assertThatThrownBy(() -> write(e, next, 1000))
-            .isInstanceOfSatisfying(WriteThrottledException.class,
+            .isInstanceOfSatisfying(
+                WriteThrottledException.class,
                 t -> assertThat(t.pressure().cause()).isEqualTo(Cause.MEMTABLES));
         assertThat(e.stats().immutableMemtables()).isEqualTo(3);
       } finally {

@@ -23,9 +23,9 @@ import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
- * A JUnit 5 extension that runs a real Shale cluster for a test: N nodes in the test's JVM, on
- * free loopback ports, with real Raft, real gRPC and real files in a temporary directory; it
- * hands out clients and removes everything afterwards.
+ * A JUnit 5 extension that runs a real Shale cluster for a test: N nodes in the test's JVM, on free
+ * loopback ports, with real Raft, real gRPC and real files in a temporary directory; it hands out
+ * clients and removes everything afterwards.
  *
  * <pre>{@code
  * class MyTest {
@@ -40,12 +40,16 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * }</pre>
  *
  * <p>In a {@code static} field the cluster lives for the whole class; in an instance field, one
- * cluster per test. Before the first test runs, a leader is elected. Tests may stop and start
- * nodes ({@link #stop}, {@link #start}) to exercise failover; {@link ShaleClient} parameters of
- * test methods receive {@link #client()}.
+ * cluster per test. Before the first test runs, a leader is elected. Tests may stop and start nodes
+ * ({@link #stop}, {@link #start}) to exercise failover; {@link ShaleClient} parameters of test
+ * methods receive {@link #client()}.
  */
-public final class ShaleCluster implements BeforeAllCallback, AfterAllCallback,
-    BeforeEachCallback, AfterEachCallback, ParameterResolver {
+public final class ShaleCluster
+    implements BeforeAllCallback,
+        AfterAllCallback,
+        BeforeEachCallback,
+        AfterEachCallback,
+        ParameterResolver {
   private final int size;
   private final EngineOptions engineOptions;
   private final NodeConfig.RaftSettings raftSettings;
@@ -72,7 +76,7 @@ public final class ShaleCluster implements BeforeAllCallback, AfterAllCallback,
     private int size = 3;
     private EngineOptions engineOptions = EngineOptions.defaults();
     private NodeConfig.RaftSettings raftSettings = NodeConfig.RaftSettings.defaults();
-    private Consumer<ShaleClient.Builder> clientSettings = b -> { };
+    private Consumer<ShaleClient.Builder> clientSettings = b -> {};
 
     private Builder() {}
 
@@ -163,7 +167,7 @@ public final class ShaleCluster implements BeforeAllCallback, AfterAllCallback,
   /** A client of every node, shared by the test (closed by the extension). */
   public ShaleClient client() {
     if (client == null) {
-      client = newClient(b -> { });
+      client = newClient(b -> {});
     }
     return client;
   }
@@ -219,8 +223,9 @@ public final class ShaleCluster implements BeforeAllCallback, AfterAllCallback,
 
   private LocalCluster running() {
     if (cluster == null) {
-      throw new IllegalStateException("the cluster is not running: register ShaleCluster with "
-          + "@RegisterExtension and use it from a test or a @BeforeEach/@BeforeAll method");
+      throw new IllegalStateException(
+          "the cluster is not running: register ShaleCluster with "
+              + "@RegisterExtension and use it from a test or a @BeforeEach/@BeforeAll method");
     }
     return cluster;
   }
@@ -239,27 +244,33 @@ public final class ShaleCluster implements BeforeAllCallback, AfterAllCallback,
     if (root == null || !Files.exists(root)) {
       return;
     }
-    Files.walkFileTree(root, new SimpleFileVisitor<>() {
-      @Override
-      public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-        Files.delete(file);
-        return FileVisitResult.CONTINUE;
-      }
+    Files.walkFileTree(
+        root,
+        new SimpleFileVisitor<>() {
+          @Override
+          public FileVisitResult visitFile(Path file, BasicFileAttributes attrs)
+              throws IOException {
+            Files.delete(file);
+            return FileVisitResult.CONTINUE;
+          }
 
-      @Override
-      public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
-        if (e != null) {
-          throw e;
-        }
-        Files.delete(d);
-        return FileVisitResult.CONTINUE;
-      }
-    });
+          @Override
+          public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
+            if (e != null) {
+              throw e;
+            }
+            Files.delete(d);
+            return FileVisitResult.CONTINUE;
+          }
+        });
   }
 
   @Override
   public String toString() {
-    return "ShaleCluster[" + size + " nodes" + (cluster == null ? ", stopped" : " at "
-        + endpoints()) + "]";
+    return "ShaleCluster["
+        + size
+        + " nodes"
+        + (cluster == null ? ", stopped" : " at " + endpoints())
+        + "]";
   }
 }

@@ -26,8 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Every operation of the SDK against one real 3-node cluster, shared by the tests here. */
 class ShaleClientOperationsTest {
-  @RegisterExtension
-  static final ShaleCluster cluster = ShaleCluster.builder().nodes(3).build();
+  @RegisterExtension static final ShaleCluster cluster = ShaleCluster.builder().nodes(3).build();
 
   @Test
   void getPutDeleteSyncAndAsync(ShaleClient client) throws Exception {
@@ -51,10 +50,12 @@ class ShaleClientOperationsTest {
   void compareAndSetOnValueAbsenceAndModIndex(ShaleClient client) {
     assertThat(client.compareAndSet("cas/k", Expectation.absent(), "v1").applied()).isTrue();
     assertThat(client.compareAndSet("cas/k", Expectation.absent(), "v2").applied())
-        .as("present: absence fails").isFalse();
+        .as("present: absence fails")
+        .isFalse();
     CasResult wrong = client.compareAndSet("cas/k", Expectation.value("nope"), "v2");
     assertThat(wrong.applied()).isFalse();
-    assertThat(wrong.current().valueUtf8()).as("a failed CAS returns the current value")
+    assertThat(wrong.current().valueUtf8())
+        .as("a failed CAS returns the current value")
         .isEqualTo("v1");
     long index = client.get("cas/k").modIndex();
     assertThat(wrong.current().modIndex()).isEqualTo(index);
@@ -71,26 +72,33 @@ class ShaleClientOperationsTest {
     // A CAS to null deletes; mod index 0 means absent.
     assertThat(client.compareAndSet("cas/k", Expectation.value("v2"), null).applied()).isTrue();
     assertThat(client.get("cas/k")).isNull();
-    assertThat(client.compareAndSet("cas/k", Expectation.modIndex(0), "again").applied())
-        .isTrue();
+    assertThat(client.compareAndSet("cas/k", Expectation.modIndex(0), "again").applied()).isTrue();
   }
 
   @Test
   void batchesApplyAtomicallyInOrder(ShaleClient client) {
     client.put("batch/old", "x");
-    client.batch().put("batch/1", "a").put("batch/2", "b").delete("batch/old")
-        .put("batch/1", "a2").commit();
-    assertThat(client.get("batch/1").valueUtf8()).as("a later op on the same key wins")
+    client
+        .batch()
+        .put("batch/1", "a")
+        .put("batch/2", "b")
+        .delete("batch/old")
+        .put("batch/1", "a2")
+        .commit();
+    assertThat(client.get("batch/1").valueUtf8())
+        .as("a later op on the same key wins")
         .isEqualTo("a2");
     assertThat(client.get("batch/2").valueUtf8()).isEqualTo("b");
     assertThat(client.get("batch/old")).isNull();
     // All entries of one batch carry the batch's index.
     assertThat(client.get("batch/1").modIndex()).isEqualTo(client.get("batch/2").modIndex());
-    assertThatThrownBy(() -> client.batch().commit()).isInstanceOf(IllegalStateException.class)
+    assertThatThrownBy(() -> client.batch().commit())
+        .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("empty batch");
     // One bad op refuses the whole batch: nothing of it is applied.
     assertThatThrownBy(() -> client.batch().put("batch/3", "c").put("", "bad").commit())
-        .isInstanceOf(InvalidRequestException.class).hasMessageContaining("key is empty");
+        .isInstanceOf(InvalidRequestException.class)
+        .hasMessageContaining("key is empty");
     assertThat(client.get("batch/3")).isNull();
   }
 
@@ -104,15 +112,19 @@ class ShaleClientOperationsTest {
     }
     batch.put("scanz", "outside the prefix").commit();
 
-    List<String> all = client.scanPrefix("scan/").pageSize(40).stream().map(Entry::keyUtf8)
-        .toList();
-    assertThat(all).hasSize(250).startsWith("scan/0000").endsWith("scan/0249")
-        .isSorted().doesNotHaveDuplicates();
+    List<String> all =
+        client.scanPrefix("scan/").pageSize(40).stream().map(Entry::keyUtf8).toList();
+    assertThat(all)
+        .hasSize(250)
+        .startsWith("scan/0000")
+        .endsWith("scan/0249")
+        .isSorted()
+        .doesNotHaveDuplicates();
     assertThat(pages(registry)).as("250 keys in pages of 40").isEqualTo(7);
 
     // Lazy: taking 50 entries fetches two pages of 40, not the whole range.
-    List<String> first50 = client.scanPrefix("scan/").pageSize(40).stream().limit(50)
-        .map(Entry::keyUtf8).toList();
+    List<String> first50 =
+        client.scanPrefix("scan/").pageSize(40).stream().limit(50).map(Entry::keyUtf8).toList();
     assertThat(first50).hasSize(50).endsWith("scan/0049");
     assertThat(pages(registry)).isEqualTo(7 + 2);
 
@@ -140,9 +152,16 @@ class ShaleClientOperationsTest {
     assertThat(client.get("scanz").valueUtf8()).isEqualTo("outside the prefix");
 
     assertThat(registry.find("shale.client.requests").tag("operation", "put").timers())
-        .as("no single puts here").isEmpty();
-    assertThat(registry.get("shale.client.requests").tag("operation", "batch")
-        .tag("outcome", "ok").timer().count()).isEqualTo(1);
+        .as("no single puts here")
+        .isEmpty();
+    assertThat(
+            registry
+                .get("shale.client.requests")
+                .tag("operation", "batch")
+                .tag("outcome", "ok")
+                .timer()
+                .count())
+        .isEqualTo(1);
   }
 
   /**
@@ -173,20 +192,22 @@ class ShaleClientOperationsTest {
     assertThatThrownBy(() -> client.put(b("big"), new byte[(16 << 20) + 1]))
         .isInstanceOf(ValueTooLargeException.class)
         .hasMessageContaining("limits.max_value_size");
-    assertThatThrownBy(() -> client.put("", "v")).isInstanceOf(InvalidRequestException.class)
+    assertThatThrownBy(() -> client.put("", "v"))
+        .isInstanceOf(InvalidRequestException.class)
         .hasMessageContaining("key is empty");
-    assertThatThrownBy(() -> client.scan("b", "a")).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> client.scan("b", "a"))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("end must be after start");
-    assertThatThrownBy(() -> ShaleClient.builder().endpoints("localhost")).hasMessageContaining(
-        "endpoint 'localhost' is not HOST:PORT");
+    assertThatThrownBy(() -> ShaleClient.builder().endpoints("localhost"))
+        .hasMessageContaining("endpoint 'localhost' is not HOST:PORT");
     assertThatThrownBy(() -> ShaleClient.builder().build())
         .hasMessageContaining("at least one endpoint");
   }
 
   @Test
   void manyConcurrentAsyncWritesShareTheClient(ShaleClient client) throws Exception {
-    List<CompletableFuture<Void>> writes = IntStream.range(0, 200)
-        .mapToObj(i -> client.putAsync(b("conc/" + i), b("v" + i))).toList();
+    List<CompletableFuture<Void>> writes =
+        IntStream.range(0, 200).mapToObj(i -> client.putAsync(b("conc/" + i), b("v" + i))).toList();
     CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).get();
     assertThat(client.scanPrefix("conc/").stream().count()).isEqualTo(200);
   }
@@ -205,15 +226,22 @@ class ShaleClientOperationsTest {
     long snapshot = client.cluster().snapshot("n2");
     assertThat(snapshot).as("snapshot index on n2").isPositive();
     client.cluster().compact("n3");
-    String target = cluster.runningNodes().stream().filter(id -> !id.equals(m.leaderId()))
-        .findFirst().orElseThrow();
+    String target =
+        cluster.runningNodes().stream()
+            .filter(id -> !id.equals(m.leaderId()))
+            .findFirst()
+            .orElseThrow();
     assertThat(client.cluster().transferLeadership(target).leaderId()).isEqualTo(target);
     assertThat(client.get("admin/k").valueUtf8()).isEqualTo("v");
   }
 
   private static long pages(SimpleMeterRegistry registry) {
-    return registry.get("shale.client.requests").tag("operation", "scan").tag("outcome", "ok")
-        .timer().count();
+    return registry
+        .get("shale.client.requests")
+        .tag("operation", "scan")
+        .tag("outcome", "ok")
+        .timer()
+        .count();
   }
 
   private static byte[] b(String s) {

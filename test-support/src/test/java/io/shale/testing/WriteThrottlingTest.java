@@ -23,31 +23,52 @@ class WriteThrottlingTest {
   private static final CompactionOptions C = EngineOptions.defaults().compaction();
 
   @RegisterExtension
-  static final ShaleCluster cluster = ShaleCluster.builder().nodes(3)
-      .engineOptions(EngineOptions.defaults().withMemtableSize(64 << 10)
-          .withCompaction(new CompactionOptions(2, C.levelMultiplier(), C.maxBytesForLevelBase(),
-              C.targetFileSizeBytes(), C.numLevels(), C.threads(), C.score()))
-          .withWritePressure(new WritePressureOptions(true, 3, 5, 64L << 30, 256L << 30, 4,
-              Duration.ofMillis(20))))
-      .build();
+  static final ShaleCluster cluster =
+      ShaleCluster.builder()
+          .nodes(3)
+          .engineOptions(
+              EngineOptions.defaults()
+                  .withMemtableSize(64 << 10)
+                  .withCompaction(
+                      new CompactionOptions(
+                          2,
+                          C.levelMultiplier(),
+                          C.maxBytesForLevelBase(),
+                          C.targetFileSizeBytes(),
+                          C.numLevels(),
+                          C.threads(),
+                          C.score()))
+                  .withWritePressure(
+                      new WritePressureOptions(
+                          true, 3, 5, 64L << 30, 256L << 30, 4, Duration.ofMillis(20))))
+          .build();
 
   @Test
   void throttledWritesAreRetriedThenSurfacedNamingNodeAndCause() throws Exception {
     String leader = cluster.leader();
-    String follower = cluster.runningNodes().stream().filter(n -> !n.equals(leader))
-        .findFirst().orElseThrow();
+    String follower =
+        cluster.runningNodes().stream().filter(n -> !n.equals(leader)).findFirst().orElseThrow();
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    ShaleClient patient = cluster.newClient(b -> b.meterRegistry(registry)
-        .throttlePolicy(new ThrottlePolicy(3, Duration.ofSeconds(2))));
+    ShaleClient patient =
+        cluster.newClient(
+            b ->
+                b.meterRegistry(registry)
+                    .throttlePolicy(new ThrottlePolicy(3, Duration.ofSeconds(2))));
     ShaleClient failFast = cluster.newClient(b -> b.throttlePolicy(ThrottlePolicy.failFast()));
     byte[] value = new byte[2048];
 
     // Through the admin API, as an operator would (and as the container nemesis does).
     patient.cluster().pauseCompactions(follower);
     assertThat(cluster.node(follower).stateMachine().engine().compactionsPaused()).isTrue();
-    assertThat(patient.cluster().status().stream().filter(n -> n.getMember().getId()
-        .equals(follower)).findFirst().orElseThrow().getEngine().getCompactionsPaused())
-        .as("status shows the pause").isTrue();
+    assertThat(
+            patient.cluster().status().stream()
+                .filter(n -> n.getMember().getId().equals(follower))
+                .findFirst()
+                .orElseThrow()
+                .getEngine()
+                .getCompactionsPaused())
+        .as("status shows the pause")
+        .isTrue();
     WriteThrottledException refused = null;
     int i = 0;
     for (; i < 3000 && refused == null; i++) {
@@ -61,10 +82,13 @@ class WriteThrottlingTest {
     assertThat(refused.node()).isEqualTo(follower);
     assertThat(refused.throttleCause()).isEqualTo("L0_FILES");
     assertThat(refused.retryAfter()).isPositive();
-    assertThat(refused.getMessage()).contains("node " + follower).contains("threshold 5")
+    assertThat(refused.getMessage())
+        .contains("node " + follower)
+        .contains("threshold 5")
         .contains("after 3 throttled retries");
-    assertThat(registry.get("shale.client.retries").tag("reason", "WRITE_THROTTLED").counter()
-        .count()).isEqualTo(3);
+    assertThat(
+            registry.get("shale.client.retries").tag("reason", "WRITE_THROTTLED").counter().count())
+        .isEqualTo(3);
     assertThat(patient.get("k" + (i - 1))).as("the refused write was not applied").isNull();
 
     long start = System.nanoTime();

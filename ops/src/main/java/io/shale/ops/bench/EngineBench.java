@@ -47,40 +47,44 @@ import org.rocksdb.WriteOptions;
  * sequences.
  *
  * <p>Workloads, in this order:
+ *
  * <ol>
  *   <li><b>fill</b>: {@code --keys} puts of distinct random 16-byte keys with 100-byte values, one
  *       key per write (Shale: one {@code WriteBatch} and one {@code apply} per put, indexes 1, 2,
- *       3, ...; RocksDB: one {@code put}, WAL disabled). Shale fills first, then RocksDB; each
- *       put is timed.
+ *       3, ...; RocksDB: one {@code put}, WAL disabled). Shale fills first, then RocksDB; each put
+ *       is timed.
  *   <li><b>settle</b>, the same for both, right after each fill: flush, compact the whole key
- *       range, wait until no compaction runs or is due (Shale: {@code compactRange()} then
- *       {@code awaitCompactions()}; RocksDB: {@code flush(waitForFlush)}, {@code compactRange()},
- *       then poll until no flush or compaction runs or is pending). Timed, not in the table.
+ *       range, wait until no compaction runs or is due (Shale: {@code compactRange()} then {@code
+ *       awaitCompactions()}; RocksDB: {@code flush(waitForFlush)}, {@code compactRange()}, then
+ *       poll until no flush or compaction runs or is pending). Timed, not in the table.
  *   <li><b>get, present keys</b>: random keys from the fill; each value is checked.
  *   <li><b>get, absent keys</b>: random keys never written (must return null).
  *   <li><b>scan</b>: 100 entries forward from a random present key (keys and values read).
  * </ol>
- * Each read workload runs {@code --seconds} per engine, single-threaded, split into
- * {@code --slices} slices that alternate between the engines (Shale, RocksDB, RocksDB, Shale, ...)
- * so that load from other processes on a shared machine falls on both alike. Before its first
- * slice each engine runs an unrecorded warm-up of {@code --warmup} seconds on its own request
- * stream. Both engines draw the same request sequence (same seeds); the faster one simply goes
- * further along it. {@code System.gc()} runs between engines.
  *
- * <p>Configuration (both engines): memtable 64 MiB with up to 2 more waiting for flush, block
- * cache 64 MiB, 4 KiB blocks with restarts every 16 keys, 10 bits/key Bloom filters on every level,
- * the same compression ({@code --compression}, LZ4 by default), level-0 compaction trigger 4,
- * level-1 target 256 MiB growing 10x per level over 7 levels, 64 MiB files, one flush and one
- * compaction thread, 1000 open files, table reads through a memory mapping or not
- * ({@code --mmap-reads}, on by default here because this data set fits in memory; Shale's own
- * default is off), no write-ahead log.
+ * Each read workload runs {@code --seconds} per engine, single-threaded, split into {@code
+ * --slices} slices that alternate between the engines (Shale, RocksDB, RocksDB, Shale, ...) so that
+ * load from other processes on a shared machine falls on both alike. Before its first slice each
+ * engine runs an unrecorded warm-up of {@code --warmup} seconds on its own request stream. Both
+ * engines draw the same request sequence (same seeds); the faster one simply goes further along it.
+ * {@code System.gc()} runs between engines.
+ *
+ * <p>Configuration (both engines): memtable 64 MiB with up to 2 more waiting for flush, block cache
+ * 64 MiB, 4 KiB blocks with restarts every 16 keys, 10 bits/key Bloom filters on every level, the
+ * same compression ({@code --compression}, LZ4 by default), level-0 compaction trigger 4, level-1
+ * target 256 MiB growing 10x per level over 7 levels, 64 MiB files, one flush and one compaction
+ * thread, 1000 open files, table reads through a memory mapping or not ({@code --mmap-reads}, on by
+ * default here because this data set fits in memory; Shale's own default is off), no write-ahead
+ * log.
  *
  * <p>Keys are 16 bytes: two 64-bit mixes of the key number (a bijection, so keys are distinct;
- * absent keys are numbers at or above {@code --keys}). Values are 100 bytes: the key number, then
- * a slice of a fixed buffer in which every 16-byte segment either repeats the previous one or is
+ * absent keys are numbers at or above {@code --keys}). Values are 100 bytes: the key number, then a
+ * slice of a fixed buffer in which every 16-byte segment either repeats the previous one or is
  * random (LZ4 shrinks such values by about a third).
  */
 public final class EngineBench {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(EngineBench.class);
+
   static final long MIB = 1L << 20;
   static final int KEY_BYTES = 16;
   static final int VALUE_BYTES = 100;
@@ -118,8 +122,8 @@ public final class EngineBench {
     try {
       a = Args.parse(argv);
     } catch (IllegalArgumentException e) {
-      System.err.println("engine-bench: " + e.getMessage());
-      System.err.println(Args.USAGE);
+      LOG.error("engine-bench: " + e.getMessage());
+      System.out.println(Args.USAGE);
       System.exit(2);
       return;
     }
@@ -164,13 +168,21 @@ public final class EngineBench {
         .withMmapReads(mmapReads)
         .withTable(new TableWriteOptions(BLOCK_BYTES, RESTART_INTERVAL, c))
         .withBloom(BloomPolicy.uniform(BLOOM_BITS_PER_KEY))
-        .withCompaction(new CompactionOptions(L0_TRIGGER, LEVEL_MULTIPLIER, LEVEL_BASE_BYTES,
-            TARGET_FILE_BYTES, NUM_LEVELS, 1, CompactionScore.SEED));
+        .withCompaction(
+            new CompactionOptions(
+                L0_TRIGGER,
+                LEVEL_MULTIPLIER,
+                LEVEL_BASE_BYTES,
+                TARGET_FILE_BYTES,
+                NUM_LEVELS,
+                1,
+                CompactionScore.SEED));
   }
 
   static final class ShaleStore implements Store {
     private final Engine engine;
     private long index;
+
     /** Writes refused at a stop threshold and retried after the hint (RocksDB stalls instead). */
     private long throttled;
 
@@ -238,23 +250,46 @@ public final class EngineBench {
       b.append("level  files   MiB      entries   Bloom KiB\n");
       for (EngineStats.LevelStats l : s.levels()) {
         if (l.files() > 0) {
-          b.append(String.format(Locale.ROOT, "L%-5d %5d %7.1f %12d %9.1f%n", l.level(), l.files(),
-              l.bytes() / (double) MIB, l.entries(), l.bloomBytes() / 1024.0));
+          b.append(
+              String.format(
+                  Locale.ROOT,
+                  "L%-5d %5d %7.1f %12d %9.1f%n",
+                  l.level(),
+                  l.files(),
+                  l.bytes() / (double) MIB,
+                  l.entries(),
+                  l.bloomBytes() / 1024.0));
         }
       }
       long lookups = s.blockCacheHits() + s.blockCacheMisses();
-      b.append(String.format(Locale.ROOT, "flushes %d (%.1f MiB), compactions %d (%d trivial "
-              + "moves; read %.1f MiB, wrote %.1f MiB)%n",
-          s.flushes(), s.flushBytesWritten() / (double) MIB, s.compactions(), s.trivialMoves(),
-          s.compactionBytesRead() / (double) MIB, s.compactionBytesWritten() / (double) MIB));
-      b.append(String.format(Locale.ROOT, "block cache %.1f MiB used, hit rate %.1f%% since open "
-              + "(%,d hits, %,d misses)%n",
-          s.blockCacheBytes() / (double) MIB,
-          lookups == 0 ? 0 : 100.0 * s.blockCacheHits() / lookups, s.blockCacheHits(),
-          s.blockCacheMisses()));
-      b.append(String.format(Locale.ROOT, "write pressure %s now; writes delayed %.1f ms in all, "
-              + "%d refused (the benchmark retried them after the hint: %d)%n",
-          s.writePressure().describe(), s.writeDelayNanos() / 1e6, s.throttledWrites(), throttled));
+      b.append(
+          String.format(
+              Locale.ROOT,
+              "flushes %d (%.1f MiB), compactions %d (%d trivial "
+                  + "moves; read %.1f MiB, wrote %.1f MiB)%n",
+              s.flushes(),
+              s.flushBytesWritten() / (double) MIB,
+              s.compactions(),
+              s.trivialMoves(),
+              s.compactionBytesRead() / (double) MIB,
+              s.compactionBytesWritten() / (double) MIB));
+      b.append(
+          String.format(
+              Locale.ROOT,
+              "block cache %.1f MiB used, hit rate %.1f%% since open " + "(%,d hits, %,d misses)%n",
+              s.blockCacheBytes() / (double) MIB,
+              lookups == 0 ? 0 : 100.0 * s.blockCacheHits() / lookups,
+              s.blockCacheHits(),
+              s.blockCacheMisses()));
+      b.append(
+          String.format(
+              Locale.ROOT,
+              "write pressure %s now; writes delayed %.1f ms in all, "
+                  + "%d refused (the benchmark retried them after the hint: %d)%n",
+              s.writePressure().describe(),
+              s.writeDelayNanos() / 1e6,
+              s.throttledWrites(),
+              throttled));
       return b.toString();
     }
 
@@ -281,28 +316,32 @@ public final class EngineBench {
       RocksDB.loadLibrary();
       cache = new LRUCache(BLOCK_CACHE_BYTES);
       filter = new BloomFilter(BLOOM_BITS_PER_KEY, false);
-      BlockBasedTableConfig table = new BlockBasedTableConfig()
-          .setBlockSize(BLOCK_BYTES)
-          .setBlockRestartInterval(RESTART_INTERVAL)
-          .setBlockCache(cache)
-          .setFilterPolicy(filter);
-      options = new Options()
-          .setCreateIfMissing(true)
-          .setWriteBufferSize(MEMTABLE_BYTES)
-          .setMaxWriteBufferNumber(1 + IMMUTABLE_MEMTABLES)
-          .setLevel0FileNumCompactionTrigger(L0_TRIGGER)
-          .setMaxBytesForLevelBase(LEVEL_BASE_BYTES)
-          .setMaxBytesForLevelMultiplier(LEVEL_MULTIPLIER)
-          .setLevelCompactionDynamicLevelBytes(false)
-          .setTargetFileSizeBase(TARGET_FILE_BYTES)
-          .setNumLevels(NUM_LEVELS)
-          .setMaxBackgroundJobs(2) // one flush and one compaction
-          .setMaxSubcompactions(1)
-          .setMaxOpenFiles(MAX_OPEN_FILES)
-          .setAllowMmapReads(mmapReads)
-          .setCompressionType(c == Compression.LZ4 ? CompressionType.LZ4_COMPRESSION
-              : CompressionType.NO_COMPRESSION)
-          .setTableFormatConfig(table);
+      BlockBasedTableConfig table =
+          new BlockBasedTableConfig()
+              .setBlockSize(BLOCK_BYTES)
+              .setBlockRestartInterval(RESTART_INTERVAL)
+              .setBlockCache(cache)
+              .setFilterPolicy(filter);
+      options =
+          new Options()
+              .setCreateIfMissing(true)
+              .setWriteBufferSize(MEMTABLE_BYTES)
+              .setMaxWriteBufferNumber(1 + IMMUTABLE_MEMTABLES)
+              .setLevel0FileNumCompactionTrigger(L0_TRIGGER)
+              .setMaxBytesForLevelBase(LEVEL_BASE_BYTES)
+              .setMaxBytesForLevelMultiplier(LEVEL_MULTIPLIER)
+              .setLevelCompactionDynamicLevelBytes(false)
+              .setTargetFileSizeBase(TARGET_FILE_BYTES)
+              .setNumLevels(NUM_LEVELS)
+              .setMaxBackgroundJobs(2) // one flush and one compaction
+              .setMaxSubcompactions(1)
+              .setMaxOpenFiles(MAX_OPEN_FILES)
+              .setAllowMmapReads(mmapReads)
+              .setCompressionType(
+                  c == Compression.LZ4
+                      ? CompressionType.LZ4_COMPRESSION
+                      : CompressionType.NO_COMPRESSION)
+              .setTableFormatConfig(table);
       writeOptions = new WriteOptions().setDisableWAL(true);
       readOptions = new ReadOptions();
       db = RocksDB.open(options, dir.toString());
@@ -352,9 +391,11 @@ public final class EngineBench {
 
     @Override
     public String describe() throws RocksDBException {
-      return db.getProperty("rocksdb.levelstats").stripTrailing() + "\n"
-          + String.format(Locale.ROOT, "block cache %.1f MiB used; table readers (index and "
-                  + "filter blocks) %.1f MiB%n",
+      return db.getProperty("rocksdb.levelstats").stripTrailing()
+          + "\n"
+          + String.format(
+              Locale.ROOT,
+              "block cache %.1f MiB used; table readers (index and " + "filter blocks) %.1f MiB%n",
               db.getLongProperty("rocksdb.block-cache-usage") / (double) MIB,
               db.getLongProperty("rocksdb.estimate-table-readers-mem") / (double) MIB);
     }
@@ -397,6 +438,7 @@ public final class EngineBench {
     long ops;
     long nanos;
     long gcMillis;
+
     /** CPU seconds other processes used meanwhile (NaN when unknown). */
     double foreignCpuSeconds;
 
@@ -405,15 +447,20 @@ public final class EngineBench {
     }
 
     String percentiles() {
-      return us(latency.getValueAtPercentile(50)) + " / " + us(latency.getValueAtPercentile(99))
-          + " / " + us(latency.getValueAtPercentile(99.9));
+      return us(latency.getValueAtPercentile(50))
+          + " / "
+          + us(latency.getValueAtPercentile(99))
+          + " / "
+          + us(latency.getValueAtPercentile(99.9));
     }
 
     private static String us(long nanos) {
       double u = nanos / 1e3;
-      return u < 10 ? String.format(Locale.ROOT, "%.2f", u)
-          : u < 1000 ? String.format(Locale.ROOT, "%.1f", u)
-          : String.format(Locale.ROOT, "%,.0f", u);
+      return u < 10
+          ? String.format(Locale.ROOT, "%.2f", u)
+          : u < 1000
+              ? String.format(Locale.ROOT, "%.1f", u)
+              : String.format(Locale.ROOT, "%,.0f", u);
     }
   }
 
@@ -424,12 +471,20 @@ public final class EngineBench {
     Compression compression = args.compression;
     String loadStart = loadAverage();
     Instant started = Instant.now();
-    progress(String.format(Locale.ROOT, "%,d keys, %.0f s per read workload in %d slices, "
-            + "%.1f s warm-up, compression %s, mmap reads %s, seed %d",
-        args.keys, args.seconds, args.slices, args.warmup, compression,
-        args.mmapReads ? "on" : "off", args.seed));
-    Path parent = args.workDir != null ? args.workDir
-        : Paths.get(System.getProperty("java.io.tmpdir"));
+    progress(
+        String.format(
+            Locale.ROOT,
+            "%,d keys, %.0f s per read workload in %d slices, "
+                + "%.1f s warm-up, compression %s, mmap reads %s, seed %d",
+            args.keys,
+            args.seconds,
+            args.slices,
+            args.warmup,
+            compression,
+            args.mmapReads ? "on" : "off",
+            args.seed));
+    Path parent =
+        args.workDir != null ? args.workDir : Paths.get(System.getProperty("java.io.tmpdir"));
     Files.createDirectories(parent);
     Path shaleDir = Files.createTempDirectory(parent, "shale-bench-shale-");
     Path rocksDir = Files.createTempDirectory(parent, "shale-bench-rocksdb-");
@@ -453,8 +508,13 @@ public final class EngineBench {
         s.settle();
         settleSeconds[e] = (System.nanoTime() - t0) / 1e9;
         disk[e] = s.diskBytes();
-        progress(String.format(Locale.ROOT, "%s settled in %.1f s, %.1f MiB on disk", s.name(),
-            settleSeconds[e], disk[e] / (double) MIB));
+        progress(
+            String.format(
+                Locale.ROOT,
+                "%s settled in %.1f s, %.1f MiB on disk",
+                s.name(),
+                settleSeconds[e],
+                disk[e] / (double) MIB));
       }
       for (Workload w : new Workload[] {Workload.HIT, Workload.MISS, Workload.SCAN}) {
         Result[] r = {new Result(), new Result()};
@@ -462,16 +522,28 @@ public final class EngineBench {
         for (int e = 0; e < 2; e++) {
           gc();
           // Warm-up on its own stream, so that the measured sequence is the same for both.
-          read(stores.get(e), w, new SplittableRandom(args.seed * 31 + w.ordinal() + 1000),
-              args.warmup, null, "warm-up", sink);
+          read(
+              stores.get(e),
+              w,
+              new SplittableRandom(args.seed * 31 + w.ordinal() + 1000),
+              args.warmup,
+              null,
+              "warm-up",
+              sink);
           rnd[e] = new SplittableRandom(args.seed * 31 + w.ordinal());
         }
         for (int slice = 0; slice < args.slices; slice++) {
           for (int j = 0; j < 2; j++) {
             int e = (slice % 2 == 0) ? j : 1 - j; // ABBA order
             gc();
-            read(stores.get(e), w, rnd[e], args.seconds / args.slices, r[e],
-                "slice " + (slice + 1) + "/" + args.slices, sink);
+            read(
+                stores.get(e),
+                w,
+                rnd[e],
+                args.seconds / args.slices,
+                r[e],
+                "slice " + (slice + 1) + "/" + args.slices,
+                sink);
           }
         }
         results[w.ordinal()] = r;
@@ -480,8 +552,8 @@ public final class EngineBench {
         shapes[e] = stores.get(e).describe(); // no writes since settling: the shape is the same
       }
       Instant finished = Instant.now();
-      String report = report(results, settleSeconds, shapes, disk, started, finished, loadStart,
-          loadAverage());
+      String report =
+          report(results, settleSeconds, shapes, disk, started, finished, loadStart, loadAverage());
       System.out.print(report);
       if (args.out != null) {
         Path out = args.out.toAbsolutePath();
@@ -497,7 +569,7 @@ public final class EngineBench {
         try {
           s.close();
         } catch (Exception e) {
-          System.err.println("engine-bench: closing " + s.name() + ": " + e);
+          LOG.error("engine-bench: closing " + s.name() + ": " + e);
         }
       }
       Directories.deleteRecursively(shaleDir);
@@ -525,10 +597,15 @@ public final class EngineBench {
       long b = System.nanoTime();
       r.latency.recordValue(b - a);
       if (b >= nextReport) {
-        progress(String.format(Locale.ROOT, "%s fill: %,d / %,d keys, %,.0f ops/s (last second "
-                + "%,.0f)",
-            s.name(), i + 1, n, (i + 1) / ((b - t0) / 1e9), (i + 1 - lastOps) / ((b - lastTime)
-                / 1e9)));
+        progress(
+            String.format(
+                Locale.ROOT,
+                "%s fill: %,d / %,d keys, %,.0f ops/s (last second " + "%,.0f)",
+                s.name(),
+                i + 1,
+                n,
+                (i + 1) / ((b - t0) / 1e9),
+                (i + 1 - lastOps) / ((b - lastTime) / 1e9)));
         lastOps = i + 1;
         lastTime = b;
         nextReport = b + 1_000_000_000L;
@@ -538,17 +615,31 @@ public final class EngineBench {
     r.ops = n;
     r.gcMillis = gcMillis() - gc0;
     r.foreignCpuSeconds = cpu.foreignSeconds();
-    progress(String.format(Locale.ROOT, "%s fill done: %,d keys in %.1f s, %,.0f ops/s, p50/p99/"
-            + "p99.9 %s us", s.name(), n, r.nanos / 1e9, r.opsPerSecond(), r.percentiles()));
+    progress(
+        String.format(
+            Locale.ROOT,
+            "%s fill done: %,d keys in %.1f s, %,.0f ops/s, p50/p99/" + "p99.9 %s us",
+            s.name(),
+            n,
+            r.nanos / 1e9,
+            r.opsPerSecond(),
+            r.percentiles()));
     return r;
   }
 
   /**
-   * Run {@code w} on {@code s} for {@code seconds}, drawing requests from {@code rnd}; record
-   * into {@code r} unless it is null (warm-up).
+   * Run {@code w} on {@code s} for {@code seconds}, drawing requests from {@code rnd}; record into
+   * {@code r} unless it is null (warm-up).
    */
-  private void read(Store s, Workload w, SplittableRandom rnd, double seconds, Result r,
-      String label, long[] sink) throws Exception {
+  private void read(
+      Store s,
+      Workload w,
+      SplittableRandom rnd,
+      double seconds,
+      Result r,
+      String label,
+      long[] sink)
+      throws Exception {
     if (seconds <= 0) {
       return;
     }
@@ -570,8 +661,12 @@ public final class EngineBench {
           byte[] v = s.get(key);
           now = System.nanoTime();
           if (v == null || v.length != VALUE_BYTES || stamp(v) != i) {
-            throw new IllegalStateException(s.name() + ": get of present key number " + i
-                + " returned " + (v == null ? "null" : v.length + " bytes, stamped " + stamp(v)));
+            throw new IllegalStateException(
+                s.name()
+                    + ": get of present key number "
+                    + i
+                    + " returned "
+                    + (v == null ? "null" : v.length + " bytes, stamped " + stamp(v)));
           }
           sink[0] += v.length;
         }
@@ -579,16 +674,16 @@ public final class EngineBench {
           byte[] v = s.get(key);
           now = System.nanoTime();
           if (v != null) {
-            throw new IllegalStateException(s.name() + ": get of absent key number " + i
-                + " returned " + v.length + " bytes");
+            throw new IllegalStateException(
+                s.name() + ": get of absent key number " + i + " returned " + v.length + " bytes");
           }
         }
         case SCAN -> {
           int got = s.scan(key, SCAN_LENGTH, sink);
           now = System.nanoTime();
           if (got == 0) {
-            throw new IllegalStateException(s.name() + ": scan from present key number " + i
-                + " returned nothing");
+            throw new IllegalStateException(
+                s.name() + ": scan from present key number " + i + " returned nothing");
           }
         }
         default -> throw new IllegalArgumentException(w.toString());
@@ -598,8 +693,15 @@ public final class EngineBench {
       }
       ops++;
       if (now >= nextReport) {
-        progress(String.format(Locale.ROOT, "%s %s %s: %.1f s, %,.0f ops/s", s.name(), w.title,
-            label, (now - t0) / 1e9, ops / ((now - t0) / 1e9)));
+        progress(
+            String.format(
+                Locale.ROOT,
+                "%s %s %s: %.1f s, %,.0f ops/s",
+                s.name(),
+                w.title,
+                label,
+                (now - t0) / 1e9,
+                ops / ((now - t0) / 1e9)));
         nextReport = now + 1_000_000_000L;
       }
     }
@@ -610,25 +712,53 @@ public final class EngineBench {
       r.gcMillis += gcMillis() - gc0;
       r.foreignCpuSeconds += cpu.foreignSeconds(); // NaN stays NaN
     }
-    progress(String.format(Locale.ROOT, "%s %s %s: %,d ops in %.1f s, %,.0f ops/s", s.name(),
-        w.title, label, ops, elapsed / 1e9, ops / (elapsed / 1e9)));
+    progress(
+        String.format(
+            Locale.ROOT,
+            "%s %s %s: %,d ops in %.1f s, %,.0f ops/s",
+            s.name(),
+            w.title,
+            label,
+            ops,
+            elapsed / 1e9,
+            ops / (elapsed / 1e9)));
   }
 
   // ---------------------------------------------------------------------------------------------
   // Report
 
-  private String report(Result[][] results, double[] settle, String[] shapes, long[] disk,
-      Instant started, Instant finished, String loadStart, String loadEnd) {
+  private String report(
+      Result[][] results,
+      double[] settle,
+      String[] shapes,
+      long[] disk,
+      Instant started,
+      Instant finished,
+      String loadStart,
+      String loadEnd) {
     StringBuilder b = new StringBuilder();
-    b.append(String.format(Locale.ROOT, "Shale engine vs RocksDB %s: %,d keys of %d B with "
-            + "values of %d B, compression %s, mmap reads %s (both), %.0f s per read workload "
-            + "(%d slices, %.1f s warm-up), seed %d, one client thread.%n%n",
-        RocksDB.rocksdbVersion(), args.keys, KEY_BYTES, VALUE_BYTES, args.compression,
-        args.mmapReads ? "on" : "off", args.seconds, args.slices, args.warmup, args.seed));
-    b.append("Shale revision: ").append(System.getProperty("shale.ops.revision", "unknown"))
+    b.append(
+        String.format(
+            Locale.ROOT,
+            "Shale engine vs RocksDB %s: %,d keys of %d B with "
+                + "values of %d B, compression %s, mmap reads %s (both), %.0f s per read workload "
+                + "(%d slices, %.1f s warm-up), seed %d, one client thread.%n%n",
+            RocksDB.rocksdbVersion(),
+            args.keys,
+            KEY_BYTES,
+            VALUE_BYTES,
+            args.compression,
+            args.mmapReads ? "on" : "off",
+            args.seconds,
+            args.slices,
+            args.warmup,
+            args.seed));
+    b.append("Shale revision: ")
+        .append(System.getProperty("shale.ops.revision", "unknown"))
         .append(".\n\n");
-    b.append("| workload | Shale ops/s | RocksDB ops/s | ratio (Shale/RocksDB) "
-        + "| Shale p50 / p99 / p99.9 (µs) | RocksDB p50 / p99 / p99.9 (µs) |\n");
+    b.append(
+        "| workload | Shale ops/s | RocksDB ops/s | ratio (Shale/RocksDB) "
+            + "| Shale p50 / p99 / p99.9 (µs) | RocksDB p50 / p99 / p99.9 (µs) |\n");
     b.append("|---|---:|---:|---:|---:|---:|\n");
     List<String> met = new ArrayList<>();
     List<String> missed = new ArrayList<>();
@@ -637,47 +767,88 @@ public final class EngineBench {
       Result r = results[w.ordinal()][1];
       double ratio = s.opsPerSecond() / r.opsPerSecond();
       (ratio >= 0.5 ? met : missed).add(w.title);
-      b.append(String.format(Locale.ROOT, "| %s | %,.0f | %,.0f | %.2f | %s | %s |%n", w.title,
-          s.opsPerSecond(), r.opsPerSecond(), ratio, s.percentiles(), r.percentiles()));
+      b.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %,.0f | %,.0f | %.2f | %s | %s |%n",
+              w.title,
+              s.opsPerSecond(),
+              r.opsPerSecond(),
+              ratio,
+              s.percentiles(),
+              r.percentiles()));
     }
     b.append('\n');
     b.append("Shale within 2x of RocksDB (ratio >= 0.50): ")
-        .append(met.isEmpty() ? "none" : String.join("; ", met)).append(". Not within 2x: ")
-        .append(missed.isEmpty() ? "none" : String.join("; ", missed)).append(".\n\n");
-    b.append(String.format(Locale.ROOT, "Settle after the fill (flush + compactRange + wait): "
-            + "Shale %.1f s, RocksDB %.1f s. On disk after settling: Shale %.1f MiB, RocksDB %.1f "
-            + "MiB.%n",
-        settle[0], settle[1], disk[0] / (double) MIB, disk[1] / (double) MIB));
+        .append(met.isEmpty() ? "none" : String.join("; ", met))
+        .append(". Not within 2x: ")
+        .append(missed.isEmpty() ? "none" : String.join("; ", missed))
+        .append(".\n\n");
+    b.append(
+        String.format(
+            Locale.ROOT,
+            "Settle after the fill (flush + compactRange + wait): "
+                + "Shale %.1f s, RocksDB %.1f s. On disk after settling: Shale %.1f MiB, RocksDB %.1f "
+                + "MiB.%n",
+            settle[0],
+            settle[1],
+            disk[0] / (double) MIB,
+            disk[1] / (double) MIB));
     b.append("Operations measured: ");
     for (Workload w : Workload.values()) {
       Result s = results[w.ordinal()][0];
       Result r = results[w.ordinal()][1];
-      b.append(String.format(Locale.ROOT, "%s: Shale %,d in %.1f s (GC %,d ms), RocksDB %,d in "
-              + "%.1f s (GC %,d ms)%s",
-          w.name().toLowerCase(Locale.ROOT), s.ops, s.nanos / 1e9, s.gcMillis, r.ops, r.nanos / 1e9,
-          r.gcMillis, w == Workload.SCAN ? ".\n" : "; "));
+      b.append(
+          String.format(
+              Locale.ROOT,
+              "%s: Shale %,d in %.1f s (GC %,d ms), RocksDB %,d in " + "%.1f s (GC %,d ms)%s",
+              w.name().toLowerCase(Locale.ROOT),
+              s.ops,
+              s.nanos / 1e9,
+              s.gcMillis,
+              r.ops,
+              r.nanos / 1e9,
+              r.gcMillis,
+              w == Workload.SCAN ? ".\n" : "; "));
     }
-    b.append("CPU seconds used by other processes on this machine while each engine was measured "
-        + "(0 on a quiet machine): ");
+    b.append(
+        "CPU seconds used by other processes on this machine while each engine was measured "
+            + "(0 on a quiet machine): ");
     for (Workload w : Workload.values()) {
-      b.append(String.format(Locale.ROOT, "%s: Shale %s, RocksDB %s%s",
-          w.name().toLowerCase(Locale.ROOT), cpuSeconds(results[w.ordinal()][0]),
-          cpuSeconds(results[w.ordinal()][1]), w == Workload.SCAN ? ".\n" : "; "));
+      b.append(
+          String.format(
+              Locale.ROOT,
+              "%s: Shale %s, RocksDB %s%s",
+              w.name().toLowerCase(Locale.ROOT),
+              cpuSeconds(results[w.ordinal()][0]),
+              cpuSeconds(results[w.ordinal()][1]),
+              w == Workload.SCAN ? ".\n" : "; "));
     }
     b.append("\nShale at the end (no writes since settling, so the shape is the settled one):\n\n")
-        .append("```\n").append(shapes[0]).append("```\n\n");
+        .append("```\n")
+        .append(shapes[0])
+        .append("```\n\n");
     b.append("RocksDB at the end:\n\n```\n").append(shapes[1]).append("```\n\n");
-    b.append(String.format(Locale.ROOT, "Run %s to %s (%.0f s in all), %s %s, %d cores seen by "
-            + "the JVM, max heap %,d MiB; load average (1/5/15 min) at start %s, at end %s.%n",
-        started.truncatedTo(ChronoUnit.SECONDS), finished.truncatedTo(ChronoUnit.SECONDS),
-        (System.nanoTime() - START) / 1e9, System.getProperty("java.vm.name"),
-        System.getProperty("java.runtime.version"), Runtime.getRuntime().availableProcessors(),
-        Runtime.getRuntime().maxMemory() / MIB, loadStart, loadEnd));
+    b.append(
+        String.format(
+            Locale.ROOT,
+            "Run %s to %s (%.0f s in all), %s %s, %d cores seen by "
+                + "the JVM, max heap %,d MiB; load average (1/5/15 min) at start %s, at end %s.%n",
+            started.truncatedTo(ChronoUnit.SECONDS),
+            finished.truncatedTo(ChronoUnit.SECONDS),
+            (System.nanoTime() - START) / 1e9,
+            System.getProperty("java.vm.name"),
+            System.getProperty("java.runtime.version"),
+            Runtime.getRuntime().availableProcessors(),
+            Runtime.getRuntime().maxMemory() / MIB,
+            loadStart,
+            loadEnd));
     return b.toString();
   }
 
   private static String cpuSeconds(Result r) {
-    return Double.isNaN(r.foreignCpuSeconds) ? "unknown"
+    return Double.isNaN(r.foreignCpuSeconds)
+        ? "unknown"
         : String.format(Locale.ROOT, "%.1f", Math.max(0, r.foreignCpuSeconds));
   }
 
@@ -685,9 +856,9 @@ public final class EngineBench {
   // Helpers
 
   /**
-   * CPU time the rest of the machine used since creation: busy time of all cores from
-   * {@code /proc/stat} minus this process's CPU time. Approximate (clock ticks are assumed to be
-   * 1/100 s, the Linux default), and only on Linux; elsewhere it reports NaN.
+   * CPU time the rest of the machine used since creation: busy time of all cores from {@code
+   * /proc/stat} minus this process's CPU time. Approximate (clock ticks are assumed to be 1/100 s,
+   * the Linux default), and only on Linux; elsewhere it reports NaN.
    */
   static final class CpuMeter {
     private final long busy0 = machineBusyTicks();
@@ -731,7 +902,7 @@ public final class EngineBench {
   }
 
   private static void progress(String what) {
-    System.err.printf(Locale.ROOT, "[%6.1f s] %s%n", (System.nanoTime() - START) / 1e9, what);
+    LOG.info(String.format(Locale.ROOT, "[%6.1f s] %s", (System.nanoTime() - START) / 1e9, what));
   }
 
   private static void gc() {
@@ -771,8 +942,8 @@ public final class EngineBench {
   }
 
   void valueInto(long i, byte[] v) {
-    int off = (int) Long.remainderUnsigned(mix64(i * 0x9E3779B97F4A7C15L), SOURCE_BYTES
-        - VALUE_BYTES);
+    int off =
+        (int) Long.remainderUnsigned(mix64(i * 0x9E3779B97F4A7C15L), SOURCE_BYTES - VALUE_BYTES);
     System.arraycopy(source, off, v, 0, VALUE_BYTES);
     putLong(v, 0, i);
   }
@@ -805,28 +976,29 @@ public final class EngineBench {
     return b;
   }
 
-
   // ---------------------------------------------------------------------------------------------
   // Arguments
 
   static final class Args {
-    static final String USAGE = String.join("\n",
-        "usage: engine-bench [--keys N] [--seconds S] [--slices K] [--warmup S] [--quick]",
-        "                    [--compression lz4|none] [--mmap-reads on|off] [--seed N]",
-        "                    [--work-dir DIR] [--out FILE]",
-        "  --keys N         keys to fill (default 2000000)",
-        "  --seconds S      measured seconds per read workload and engine (default 20)",
-        "  --slices K       alternate the engines K times within a read workload (default 4)",
-        "  --warmup S       unrecorded warm-up per read workload and engine (default 2)",
-        "  --quick          100000 keys, 1 s per read workload, 2 slices, 0.3 s warm-up (for CI;",
-        "                   explicit options given after --quick override it)",
-        "  --compression C  lz4 (default) or none, for both engines",
-        "  --mmap-reads M   on (default: Shale's default) or off: read tables through a memory",
-        "                   mapping (Shale mmap_reads, RocksDB allow_mmap_reads), both engines",
-        "  --seed N         seed of keys, values and request sequences (default 42)",
-        "  --work-dir DIR   parent of the two temporary engine directories (default:",
-        "                   java.io.tmpdir); both are deleted at the end",
-        "  --out FILE       also write the markdown report to FILE");
+    static final String USAGE =
+        String.join(
+            "\n",
+            "usage: engine-bench [--keys N] [--seconds S] [--slices K] [--warmup S] [--quick]",
+            "                    [--compression lz4|none] [--mmap-reads on|off] [--seed N]",
+            "                    [--work-dir DIR] [--out FILE]",
+            "  --keys N         keys to fill (default 2000000)",
+            "  --seconds S      measured seconds per read workload and engine (default 20)",
+            "  --slices K       alternate the engines K times within a read workload (default 4)",
+            "  --warmup S       unrecorded warm-up per read workload and engine (default 2)",
+            "  --quick          100000 keys, 1 s per read workload, 2 slices, 0.3 s warm-up (for CI;",
+            "                   explicit options given after --quick override it)",
+            "  --compression C  lz4 (default) or none, for both engines",
+            "  --mmap-reads M   on (default: Shale's default) or off: read tables through a memory",
+            "                   mapping (Shale mmap_reads, RocksDB allow_mmap_reads), both engines",
+            "  --seed N         seed of keys, values and request sequences (default 42)",
+            "  --work-dir DIR   parent of the two temporary engine directories (default:",
+            "                   java.io.tmpdir); both are deleted at the end",
+            "  --out FILE       also write the markdown report to FILE");
 
     long keys = 2_000_000;
     double seconds = 20;
@@ -878,7 +1050,6 @@ public final class EngineBench {
       return a;
     }
 
-
     private static double number(String[] argv, int i, String name, double min, double max) {
       String v = need(argv, i, name);
       double d;
@@ -888,8 +1059,8 @@ public final class EngineBench {
         throw new IllegalArgumentException(name + " needs a number, got " + v);
       }
       if (!(d >= min && d <= max)) {
-        throw new IllegalArgumentException(name + " must be in [" + min + ", " + max + "], got "
-            + v);
+        throw new IllegalArgumentException(
+            name + " must be in [" + min + ", " + max + "], got " + v);
       }
       return d;
     }

@@ -11,8 +11,7 @@ import picocli.CommandLine.Spec;
  * deadline), opens a client for the call and closes it after.
  */
 abstract class ClientCommand implements Callable<Integer> {
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
   Shalectl root() {
     return (Shalectl) spec.root().userObject();

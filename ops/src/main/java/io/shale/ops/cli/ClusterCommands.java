@@ -16,16 +16,19 @@ import picocli.CommandLine.Parameters;
 
 /**
  * shalectl's cluster commands: status, members, leader, snapshot, compact, stats. Each asks any
- * endpoint; the answering node asks the others (status, stats) or routes to the leader
- * (membership, leadership).
+ * endpoint; the answering node asks the others (status, stats) or routes to the leader (membership,
+ * leadership).
  */
 final class ClusterCommands {
   private ClusterCommands() {}
 
-  @Command(name = "status", mixinStandardHelpOptions = true,
-      description = "One line per node: id, address, role, term, applied index, write "
-          + "pressure, L0 files, pending compaction bytes. Exit code 5 if a node is "
-          + "unreachable or there is no leader.")
+  @Command(
+      name = "status",
+      mixinStandardHelpOptions = true,
+      description =
+          "One line per node: id, address, role, term, applied index, write "
+              + "pressure, L0 files, pending compaction bytes. Exit code 5 if a node is "
+              + "unreachable or there is no leader.")
   static final class Status extends ClientCommand {
     @Override
     int run(ShaleClient client, Output out) {
@@ -36,17 +39,48 @@ final class ClusterCommands {
         List<List<String>> rows = new ArrayList<>();
         for (NodeStatus n : nodes) {
           EngineSummary e = n.getEngine();
-          rows.add(n.getReachable()
-              ? Shalectl.row(n.getMember().getId(), n.getMember().getApiAddress(), n.getRole(),
-                  n.getTerm(), n.getAppliedIndex(), pressure(n.getPressure()),
-                  e.getLevel0Files(), Output.bytes(e.getPendingCompactionBytes()))
-              : Shalectl.row(n.getMember().getId(), n.getMember().getApiAddress(),
-                  "UNREACHABLE", "-", "-", "-", "-", "-"));
+          rows.add(
+              n.getReachable()
+                  ? Shalectl.row(
+                      n.getMember().getId(),
+                      n.getMember().getApiAddress(),
+                      n.getRole(),
+                      n.getTerm(),
+                      n.getAppliedIndex(),
+                      pressure(n.getPressure()),
+                      e.getLevel0Files(),
+                      Output.bytes(e.getPendingCompactionBytes()))
+                  : Shalectl.row(
+                      n.getMember().getId(),
+                      n.getMember().getApiAddress(),
+                      "UNREACHABLE",
+                      "-",
+                      "-",
+                      "-",
+                      "-",
+                      "-"));
         }
-        out.table(List.of("ID", "ADDRESS", "ROLE", "TERM", "APPLIED", "WRITE PRESSURE",
-            "L0 FILES", "PENDING COMPACTION"), rows);
-        nodes.stream().filter(n -> !n.getReachable()).forEach(n -> err().println(
-            "shalectl: " + n.getMember().getId() + " unreachable: " + n.getError()));
+        out.table(
+            List.of(
+                "ID",
+                "ADDRESS",
+                "ROLE",
+                "TERM",
+                "APPLIED",
+                "WRITE PRESSURE",
+                "L0 FILES",
+                "PENDING COMPACTION"),
+            rows);
+        nodes.stream()
+            .filter(n -> !n.getReachable())
+            .forEach(
+                n ->
+                    err()
+                        .println(
+                            "shalectl: "
+                                + n.getMember().getId()
+                                + " unreachable: "
+                                + n.getError()));
         err().flush();
       }
       boolean allUp = nodes.stream().allMatch(NodeStatus::getReachable);
@@ -56,9 +90,16 @@ final class ClusterCommands {
   }
 
   static String pressure(WritePressure p) {
-    return p.getCondition().isEmpty() || p.getCondition().equals("NORMAL") ? "NORMAL"
-        : p.getCondition() + " (" + p.getCause() + " " + (long) p.getMeasured() + "/"
-            + (long) p.getThreshold() + ")";
+    return p.getCondition().isEmpty() || p.getCondition().equals("NORMAL")
+        ? "NORMAL"
+        : p.getCondition()
+            + " ("
+            + p.getCause()
+            + " "
+            + (long) p.getMeasured()
+            + "/"
+            + (long) p.getThreshold()
+            + ")";
   }
 
   static Map<String, Object> json(NodeStatus n) {
@@ -107,17 +148,22 @@ final class ClusterCommands {
     return m;
   }
 
-  @Command(name = "stats", mixinStandardHelpOptions = true,
-      description = "Engine statistics of a node (or of every node): files and bloom memory "
-          + "per level, compaction bytes written by key and value, blobs, memtable.")
+  @Command(
+      name = "stats",
+      mixinStandardHelpOptions = true,
+      description =
+          "Engine statistics of a node (or of every node): files and bloom memory "
+              + "per level, compaction bytes written by key and value, blobs, memtable.")
   static final class Stats extends ClientCommand {
     @Option(names = "--node", paramLabel = "ID", description = "Only this node.")
     String node;
 
     @Override
     int run(ShaleClient client, Output out) {
-      List<NodeStatus> nodes = client.cluster().status().stream()
-          .filter(n -> node == null || n.getMember().getId().equals(node)).toList();
+      List<NodeStatus> nodes =
+          client.cluster().status().stream()
+              .filter(n -> node == null || n.getMember().getId().equals(node))
+              .toList();
       if (nodes.isEmpty()) {
         throw new IllegalArgumentException("no member " + node);
       }
@@ -144,26 +190,39 @@ final class ClusterCommands {
           continue;
         }
         EngineSummary e = n.getEngine();
-        out.line(n.getMember().getId() + " (" + n.getRole() + "), persisted index "
-            + e.getPersistedIndex());
-        out.table(List.of("ENGINE", "VALUE"), List.of(
-            Shalectl.row("memtable", Output.bytes(e.getMemtableBytes())),
-            Shalectl.row("tables", Output.bytes(e.getTableBytes())),
-            Shalectl.row("compactions in progress", e.getCompactionsInProgress()
-                + (e.getCompactionsPaused() ? " (compactions paused: compact --resume)" : "")),
-            Shalectl.row("pending compaction", Output.bytes(e.getPendingCompactionBytes())),
-            Shalectl.row("compaction written, keys", Output.bytes(
-                e.getCompactionKeyBytesWritten())),
-            Shalectl.row("compaction written, values", Output.bytes(
-                e.getCompactionValueBytesWritten())),
-            Shalectl.row("blob live", Output.bytes(e.getBlobLiveBytes())),
-            Shalectl.row("blob dead", Output.bytes(e.getBlobDeadBytes()))));
+        out.line(
+            n.getMember().getId()
+                + " ("
+                + n.getRole()
+                + "), persisted index "
+                + e.getPersistedIndex());
+        out.table(
+            List.of("ENGINE", "VALUE"),
+            List.of(
+                Shalectl.row("memtable", Output.bytes(e.getMemtableBytes())),
+                Shalectl.row("tables", Output.bytes(e.getTableBytes())),
+                Shalectl.row(
+                    "compactions in progress",
+                    e.getCompactionsInProgress()
+                        + (e.getCompactionsPaused()
+                            ? " (compactions paused: compact --resume)"
+                            : "")),
+                Shalectl.row("pending compaction", Output.bytes(e.getPendingCompactionBytes())),
+                Shalectl.row(
+                    "compaction written, keys", Output.bytes(e.getCompactionKeyBytesWritten())),
+                Shalectl.row(
+                    "compaction written, values", Output.bytes(e.getCompactionValueBytesWritten())),
+                Shalectl.row("blob live", Output.bytes(e.getBlobLiveBytes())),
+                Shalectl.row("blob dead", Output.bytes(e.getBlobDeadBytes()))));
         List<List<String>> levels = new ArrayList<>();
         int count = Math.max(e.getFilesPerLevelCount(), e.getBloomBytesPerLevelCount());
         for (int l = 0; l < count; l++) {
-          levels.add(Shalectl.row("L" + l,
-              l < e.getFilesPerLevelCount() ? e.getFilesPerLevel(l) : 0,
-              Output.bytes(l < e.getBloomBytesPerLevelCount() ? e.getBloomBytesPerLevel(l) : 0)));
+          levels.add(
+              Shalectl.row(
+                  "L" + l,
+                  l < e.getFilesPerLevelCount() ? e.getFilesPerLevel(l) : 0,
+                  Output.bytes(
+                      l < e.getBloomBytesPerLevelCount() ? e.getBloomBytesPerLevel(l) : 0)));
         }
         out.table(List.of("LEVEL", "FILES", "BLOOM MEMORY"), levels);
       }
@@ -175,28 +234,48 @@ final class ClusterCommands {
     if (out.json()) {
       Map<String, Object> j = new LinkedHashMap<>();
       j.put("leader_id", m.leaderId());
-      j.put("members", m.members().stream().map(x -> {
-        Map<String, Object> e = new LinkedHashMap<>();
-        e.put("id", x.id());
-        e.put("raft_address", x.raftAddress());
-        e.put("api_address", x.apiAddress());
-        return e;
-      }).toList());
+      j.put(
+          "members",
+          m.members().stream()
+              .map(
+                  x -> {
+                    Map<String, Object> e = new LinkedHashMap<>();
+                    e.put("id", x.id());
+                    e.put("raft_address", x.raftAddress());
+                    e.put("api_address", x.apiAddress());
+                    return e;
+                  })
+              .toList());
       out.json(j);
       return;
     }
-    out.table(List.of("ID", "RAFT ADDRESS", "API ADDRESS", "LEADER"), m.members().stream()
-        .map(x -> Shalectl.row(x.id(), x.raftAddress(), x.apiAddress(),
-            x.id().equals(m.leaderId()) ? "*" : "")).toList());
+    out.table(
+        List.of("ID", "RAFT ADDRESS", "API ADDRESS", "LEADER"),
+        m.members().stream()
+            .map(
+                x ->
+                    Shalectl.row(
+                        x.id(),
+                        x.raftAddress(),
+                        x.apiAddress(),
+                        x.id().equals(m.leaderId()) ? "*" : ""))
+            .toList());
   }
 
-  @Command(name = "members", mixinStandardHelpOptions = true,
+  @Command(
+      name = "members",
+      mixinStandardHelpOptions = true,
       description = "Lists, adds or removes voting members.",
-      subcommands = {MemberCommands.ListMembers.class, MemberCommands.Add.class,
-          MemberCommands.Remove.class})
+      subcommands = {
+        MemberCommands.ListMembers.class,
+        MemberCommands.Add.class,
+        MemberCommands.Remove.class
+      })
   static final class MemberCommands {
-    @Command(name = "list", mixinStandardHelpOptions = true, description = "The members and "
-        + "which one leads.")
+    @Command(
+        name = "list",
+        mixinStandardHelpOptions = true,
+        description = "The members and " + "which one leads.")
     static final class ListMembers extends ClientCommand {
       @Override
       int run(ShaleClient client, Output out) {
@@ -205,11 +284,15 @@ final class ClusterCommands {
       }
     }
 
-    @Command(name = "add", mixinStandardHelpOptions = true, description = "Adds a voting "
-        + "member; its node must already run, started with --join. Answers once the member has "
-        + "caught up; the node asked waits up to 30 s for that, so pass --deadline 40s to see "
-        + "its answer rather than this tool's timeout. Refused at once if the new node does not "
-        + "answer, or while another membership change is in progress.")
+    @Command(
+        name = "add",
+        mixinStandardHelpOptions = true,
+        description =
+            "Adds a voting "
+                + "member; its node must already run, started with --join. Answers once the member has "
+                + "caught up; the node asked waits up to 30 s for that, so pass --deadline 40s to see "
+                + "its answer rather than this tool's timeout. Refused at once if the new node does not "
+                + "answer, or while another membership change is in progress.")
     static final class Add extends ClientCommand {
       @Parameters(index = "0", paramLabel = "ID")
       String id;
@@ -227,8 +310,11 @@ final class ClusterCommands {
       }
     }
 
-    @Command(name = "remove", mixinStandardHelpOptions = true, description = "Removes a "
-        + "member from the configuration (its node may then be stopped).")
+    @Command(
+        name = "remove",
+        mixinStandardHelpOptions = true,
+        description =
+            "Removes a " + "member from the configuration (its node may then be stopped).")
     static final class Remove extends ClientCommand {
       @Parameters(index = "0", paramLabel = "ID")
       String id;
@@ -241,11 +327,16 @@ final class ClusterCommands {
     }
   }
 
-  @Command(name = "leader", mixinStandardHelpOptions = true,
-      description = "Leadership.", subcommands = {LeaderCommands.Transfer.class})
+  @Command(
+      name = "leader",
+      mixinStandardHelpOptions = true,
+      description = "Leadership.",
+      subcommands = {LeaderCommands.Transfer.class})
   static final class LeaderCommands {
-    @Command(name = "transfer", mixinStandardHelpOptions = true, description = "Makes ID the "
-        + "leader (waits until it leads).")
+    @Command(
+        name = "transfer",
+        mixinStandardHelpOptions = true,
+        description = "Makes ID the " + "leader (waits until it leads).")
     static final class Transfer extends ClientCommand {
       @Parameters(index = "0", paramLabel = "ID")
       String id;
@@ -263,12 +354,17 @@ final class ClusterCommands {
     }
   }
 
-  @Command(name = "snapshot", mixinStandardHelpOptions = true,
-      description = "Takes a snapshot (an engine checkpoint) on a node now; the Raft log "
-          + "before it may then be purged. Prints the snapshot's log index.")
+  @Command(
+      name = "snapshot",
+      mixinStandardHelpOptions = true,
+      description =
+          "Takes a snapshot (an engine checkpoint) on a node now; the Raft log "
+              + "before it may then be purged. Prints the snapshot's log index.")
   static final class Snapshot extends ClientCommand {
-    @Option(names = "--node", paramLabel = "ID", description = "The node (default: the one "
-        + "answering).")
+    @Option(
+        names = "--node",
+        paramLabel = "ID",
+        description = "The node (default: the one " + "answering).")
     String node;
 
     @Override
@@ -283,14 +379,20 @@ final class ClusterCommands {
     }
   }
 
-  @Command(name = "compact", mixinStandardHelpOptions = true,
-      description = {"Compacts a node's whole key range now and waits for it; or, with "
-          + "--pause, holds the node's compactions and blob GC (running ones finish) until "
-          + "--resume or its restart. A paused node's level 0 grows until write pressure "
-          + "delays, then stops, writes: for maintenance windows and throttling drills."})
+  @Command(
+      name = "compact",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Compacts a node's whole key range now and waits for it; or, with "
+            + "--pause, holds the node's compactions and blob GC (running ones finish) until "
+            + "--resume or its restart. A paused node's level 0 grows until write pressure "
+            + "delays, then stops, writes: for maintenance windows and throttling drills."
+      })
   static final class Compact extends ClientCommand {
-    @Option(names = "--node", paramLabel = "ID", description = "The node (default: the one "
-        + "answering).")
+    @Option(
+        names = "--node",
+        paramLabel = "ID",
+        description = "The node (default: the one " + "answering).")
     String node;
 
     @picocli.CommandLine.ArgGroup(exclusive = true)
@@ -299,6 +401,7 @@ final class ClusterCommands {
     static final class Control {
       @Option(names = "--pause", required = true, description = "Hold compactions.")
       boolean pause;
+
       @Option(names = "--resume", required = true, description = "Let compactions run again.")
       boolean resume;
     }
@@ -319,8 +422,10 @@ final class ClusterCommands {
       if (out.json()) {
         out.json(Map.of(what, node == null ? "" : node));
       } else {
-        out.line(what.equals("compacted") ? "OK" : "compactions " + what
-            + (node == null ? "" : " on " + node));
+        out.line(
+            what.equals("compacted")
+                ? "OK"
+                : "compactions " + what + (node == null ? "" : " on " + node));
       }
       return Shalectl.OK;
     }

@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The JSON shalectl prints: maps (in their iteration order), lists, strings, numbers, booleans
- * and null; enough for its output, so the tool needs no JSON library.
+ * The JSON shalectl prints: maps (in their iteration order), lists, strings, numbers, booleans and
+ * null; enough for its output, so the tool needs no JSON library.
  */
 final class Json {
   private Json() {}

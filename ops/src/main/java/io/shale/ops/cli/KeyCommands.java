@@ -19,8 +19,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * shalectl's key commands: put, get, del, scan, cas. Keys and values are UTF-8 text on the
- * command line; {@code put --file} reads a value's bytes from a file ({@code -}: stdin).
+ * shalectl's key commands: put, get, del, scan, cas. Keys and values are UTF-8 text on the command
+ * line; {@code put --file} reads a value's bytes from a file ({@code -}: stdin).
  */
 final class KeyCommands {
   private KeyCommands() {}
@@ -35,7 +35,9 @@ final class KeyCommands {
     return m;
   }
 
-  @Command(name = "put", mixinStandardHelpOptions = true,
+  @Command(
+      name = "put",
+      mixinStandardHelpOptions = true,
       description = "Sets KEY to VALUE (or to the bytes of --file).")
   static final class Put extends ClientCommand {
     @Parameters(index = "0", paramLabel = "KEY")
@@ -44,8 +46,10 @@ final class KeyCommands {
     @Parameters(index = "1", arity = "0..1", paramLabel = "VALUE")
     String value;
 
-    @Option(names = "--file", paramLabel = "FILE", description = "Read the value from FILE "
-        + "('-': standard input).")
+    @Option(
+        names = "--file",
+        paramLabel = "FILE",
+        description = "Read the value from FILE " + "('-': standard input).")
     String file;
 
     @Override
@@ -73,21 +77,31 @@ final class KeyCommands {
     }
   }
 
-  @Command(name = "get", mixinStandardHelpOptions = true,
-      description = "Prints KEY's value (table) or key, value and modification index (json); "
-          + "exit code 3 if absent.")
+  @Command(
+      name = "get",
+      mixinStandardHelpOptions = true,
+      description =
+          "Prints KEY's value (table) or key, value and modification index (json); "
+              + "exit code 3 if absent.")
   static final class Get extends ClientCommand {
     @Parameters(index = "0", paramLabel = "KEY")
     String key;
 
-    @Option(names = "--stale", description = "Read the answering node's state, without the "
-        + "leader (works without a majority; may be behind).")
+    @Option(
+        names = "--stale",
+        description =
+            "Read the answering node's state, without the "
+                + "leader (works without a majority; may be behind).")
     boolean stale;
 
     @Override
     int run(ShaleClient client, Output out) {
-      Entry e = client.get(key.getBytes(StandardCharsets.UTF_8), stale
-          ? io.shale.client.ReadConsistency.STALE : io.shale.client.ReadConsistency.LINEARIZABLE);
+      Entry e =
+          client.get(
+              key.getBytes(StandardCharsets.UTF_8),
+              stale
+                  ? io.shale.client.ReadConsistency.STALE
+                  : io.shale.client.ReadConsistency.LINEARIZABLE);
       if (e == null) {
         err().println("shalectl: key '" + key + "' not found");
         err().flush();
@@ -104,16 +118,22 @@ final class KeyCommands {
 
   /** A key range given as --prefix, or --from [--to]. */
   static final class Range {
-    @Option(names = "--prefix", paramLabel = "PREFIX", description = "Every key beginning "
-        + "with PREFIX.")
+    @Option(
+        names = "--prefix",
+        paramLabel = "PREFIX",
+        description = "Every key beginning " + "with PREFIX.")
     String prefix;
 
-    @Option(names = "--from", paramLabel = "START", description = "Keys from START "
-        + "(inclusive).")
+    @Option(
+        names = "--from",
+        paramLabel = "START",
+        description = "Keys from START " + "(inclusive).")
     String from;
 
-    @Option(names = "--to", paramLabel = "END", description = "Keys before END (exclusive; "
-        + "default: to the last key).")
+    @Option(
+        names = "--to",
+        paramLabel = "END",
+        description = "Keys before END (exclusive; " + "default: to the last key).")
     String to;
 
     void check() {
@@ -126,7 +146,9 @@ final class KeyCommands {
     }
   }
 
-  @Command(name = "del", mixinStandardHelpOptions = true,
+  @Command(
+      name = "del",
+      mixinStandardHelpOptions = true,
       description = "Deletes KEY, or every key of a range (atomically).")
   static final class Del extends ClientCommand {
     @Parameters(index = "0", arity = "0..1", paramLabel = "KEY")
@@ -163,9 +185,12 @@ final class KeyCommands {
     }
   }
 
-  @Command(name = "scan", mixinStandardHelpOptions = true,
-      description = "Lists the keys of a range in order: KEY<TAB>VALUE per line (table), or "
-          + "a JSON array.")
+  @Command(
+      name = "scan",
+      mixinStandardHelpOptions = true,
+      description =
+          "Lists the keys of a range in order: KEY<TAB>VALUE per line (table), or "
+              + "a JSON array.")
   static final class Scan extends ClientCommand {
     @ArgGroup(exclusive = false, multiplicity = "1")
     Range range;
@@ -182,8 +207,10 @@ final class KeyCommands {
     @Override
     int run(ShaleClient client, Output out) {
       range.check();
-      io.shale.client.Scan scan = range.prefix != null ? client.scanPrefix(range.prefix)
-          : client.scan(range.from, range.to);
+      io.shale.client.Scan scan =
+          range.prefix != null
+              ? client.scanPrefix(range.prefix)
+              : client.scan(range.from, range.to);
       if (limit > 0) {
         scan.limit(limit);
       }
@@ -210,26 +237,34 @@ final class KeyCommands {
 
   /** What cas compares with: one of a value, absence, a modification index. */
   static final class Expected {
-    @Option(names = "--expect", paramLabel = "VALUE", description = "Only if KEY's value is "
-        + "VALUE.")
+    @Option(
+        names = "--expect",
+        paramLabel = "VALUE",
+        description = "Only if KEY's value is " + "VALUE.")
     String value;
 
     @Option(names = "--expect-absent", description = "Only if KEY does not exist.")
     boolean absent;
 
-    @Option(names = "--expect-mod-index", paramLabel = "INDEX", description = "Only if KEY "
-        + "was last modified at INDEX (see get -o json).")
+    @Option(
+        names = "--expect-mod-index",
+        paramLabel = "INDEX",
+        description = "Only if KEY " + "was last modified at INDEX (see get -o json).")
     Long modIndex;
 
     Expectation expectation() {
-      return value != null ? Expectation.value(value)
+      return value != null
+          ? Expectation.value(value)
           : absent ? Expectation.absent() : Expectation.modIndex(modIndex);
     }
   }
 
-  @Command(name = "cas", mixinStandardHelpOptions = true,
-      description = "Compare-and-set: sets KEY to NEW_VALUE (or deletes it, --delete) only if "
-          + "it meets the expectation; exit code 4 and the current value if it does not.")
+  @Command(
+      name = "cas",
+      mixinStandardHelpOptions = true,
+      description =
+          "Compare-and-set: sets KEY to NEW_VALUE (or deletes it, --delete) only if "
+              + "it meets the expectation; exit code 4 and the current value if it does not.")
   static final class Cas extends ClientCommand {
     @Parameters(index = "0", paramLabel = "KEY")
     String key;
@@ -257,9 +292,16 @@ final class KeyCommands {
       } else if (r.applied()) {
         out.line("OK");
       } else {
-        out.line("NOT APPLIED: " + (r.current() == null ? key + " is absent"
-            : key + " = " + r.current().valueUtf8() + " (mod index "
-                + r.current().modIndex() + ")"));
+        out.line(
+            "NOT APPLIED: "
+                + (r.current() == null
+                    ? key + " is absent"
+                    : key
+                        + " = "
+                        + r.current().valueUtf8()
+                        + " (mod index "
+                        + r.current().modIndex()
+                        + ")"));
       }
       return r.applied() ? Shalectl.OK : Shalectl.CAS_FAILED;
     }

@@ -5,11 +5,14 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Where a command's result goes, as a table for people or JSON for programs
- * ({@code --output table|json}). Tables are left-aligned columns under an upper-case header.
+ * Where a command's result goes, as a table for people or JSON for programs ({@code --output
+ * table|json}). Tables are left-aligned columns under an upper-case header.
  */
 final class Output {
-  enum Format { TABLE, JSON }
+  enum Format {
+    TABLE,
+    JSON
+  }
 
   private final Format format;
   private final PrintWriter out;

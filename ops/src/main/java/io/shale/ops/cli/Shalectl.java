@@ -15,29 +15,40 @@ import picocli.CommandLine.ScopeType;
 
 /**
  * {@code shalectl}: Shale's command-line tool, for operators and scripts (etcdctl's role). Every
- * command talks to the cluster through the Java SDK, so it gets the SDK's retries, leader
- * routing and error types; exit codes tell scripts what happened.
+ * command talks to the cluster through the Java SDK, so it gets the SDK's retries, leader routing
+ * and error types; exit codes tell scripts what happened.
  */
-@Command(name = "shalectl", mixinStandardHelpOptions = true, version = "shalectl 0.1.0",
+@Command(
+    name = "shalectl",
+    mixinStandardHelpOptions = true,
+    version = "shalectl 0.1.0",
     description = "Reads, writes and administers a Shale cluster.",
     subcommands = {
-        KeyCommands.Put.class, KeyCommands.Get.class, KeyCommands.Del.class,
-        KeyCommands.Scan.class, KeyCommands.Cas.class,
-        ClusterCommands.Status.class, ClusterCommands.MemberCommands.class,
-        ClusterCommands.LeaderCommands.class,
-        ClusterCommands.Snapshot.class, ClusterCommands.Compact.class, ClusterCommands.Stats.class,
-        CommandLine.HelpCommand.class},
+      KeyCommands.Put.class,
+      KeyCommands.Get.class,
+      KeyCommands.Del.class,
+      KeyCommands.Scan.class,
+      KeyCommands.Cas.class,
+      ClusterCommands.Status.class,
+      ClusterCommands.MemberCommands.class,
+      ClusterCommands.LeaderCommands.class,
+      ClusterCommands.Snapshot.class,
+      ClusterCommands.Compact.class,
+      ClusterCommands.Stats.class,
+      CommandLine.HelpCommand.class
+    },
     footerHeading = "%nExit codes:%n",
     footer = {
-        "  0  done",
-        "  1  the cluster refused or failed the request (message on stderr)",
-        "  2  bad command line, or a request the server calls malformed (key too large, ...)",
-        "  3  get: the key does not exist",
-        "  4  cas: the comparison failed, nothing was written",
-        "  5  no answer: nodes unreachable, no leader, or the deadline passed",
-        "  6  the write was throttled by write pressure (retry later)",
-        "",
-        "Endpoints default to $SHALE_ENDPOINTS, else 127.0.0.1:7201,127.0.0.1:7202,127.0.0.1:7203."})
+      "  0  done",
+      "  1  the cluster refused or failed the request (message on stderr)",
+      "  2  bad command line, or a request the server calls malformed (key too large, ...)",
+      "  3  get: the key does not exist",
+      "  4  cas: the comparison failed, nothing was written",
+      "  5  no answer: nodes unreachable, no leader, or the deadline passed",
+      "  6  the write was throttled by write pressure (retry later)",
+      "",
+      "Endpoints default to $SHALE_ENDPOINTS, else 127.0.0.1:7201,127.0.0.1:7202,127.0.0.1:7203."
+    })
 public final class Shalectl {
   static final int OK = 0;
   static final int FAILED = 1;
@@ -49,23 +60,34 @@ public final class Shalectl {
 
   static final String DEFAULT_ENDPOINTS = "127.0.0.1:7201,127.0.0.1:7202,127.0.0.1:7203";
 
-  @Option(names = "--endpoints", scope = ScopeType.INHERIT, paramLabel = "HOST:PORT,...",
+  @Option(
+      names = "--endpoints",
+      scope = ScopeType.INHERIT,
+      paramLabel = "HOST:PORT,...",
       description = "Nodes' API addresses, comma-separated.")
   String endpoints;
 
-  @Option(names = {"-o", "--output"}, scope = ScopeType.INHERIT, paramLabel = "table|json",
+  @Option(
+      names = {"-o", "--output"},
+      scope = ScopeType.INHERIT,
+      paramLabel = "table|json",
       description = "Output format (default: table).")
   String output = "table";
 
-  @Option(names = "--deadline", scope = ScopeType.INHERIT, paramLabel = "DURATION",
-      description = "How long a command may take, retries included, e.g. 10s, 500ms "
-          + "(default: 10s).")
+  @Option(
+      names = "--deadline",
+      scope = ScopeType.INHERIT,
+      paramLabel = "DURATION",
+      description =
+          "How long a command may take, retries included, e.g. 10s, 500ms " + "(default: 10s).")
   String deadline = "10s";
 
   /** A client for the command line's endpoints; the caller closes it. */
   ShaleClient client() {
-    String e = endpoints != null ? endpoints
-        : System.getenv().getOrDefault("SHALE_ENDPOINTS", DEFAULT_ENDPOINTS);
+    String e =
+        endpoints != null
+            ? endpoints
+            : System.getenv().getOrDefault("SHALE_ENDPOINTS", DEFAULT_ENDPOINTS);
     return ShaleClient.builder().endpoints(e).deadline(duration(deadline)).build();
   }
 
@@ -73,16 +95,17 @@ public final class Shalectl {
     return switch (output) {
       case "table" -> new Output(Output.Format.TABLE, out);
       case "json" -> new Output(Output.Format.JSON, out);
-      default -> throw new IllegalArgumentException(
-          "--output must be table or json, got '" + output + "'");
+      default ->
+          throw new IllegalArgumentException(
+              "--output must be table or json, got '" + output + "'");
     };
   }
 
   static Duration duration(String s) {
     var m = java.util.regex.Pattern.compile("(\\d+)(ms|s|m)").matcher(s.strip());
     if (!m.matches()) {
-      throw new IllegalArgumentException("a duration is a number and ms, s or m (e.g. 500ms, "
-          + "10s), got '" + s + "'");
+      throw new IllegalArgumentException(
+          "a duration is a number and ms, s or m (e.g. 500ms, " + "10s), got '" + s + "'");
     }
     long n = Long.parseLong(m.group(1));
     return switch (m.group(2)) {
@@ -95,11 +118,12 @@ public final class Shalectl {
   /** The command line, set up with shalectl's error handling and exit codes. */
   public static CommandLine commandLine() {
     CommandLine cl = new CommandLine(new Shalectl());
-    cl.setExecutionExceptionHandler((e, line, parsed) -> {
-      line.getErr().println("shalectl: " + e.getMessage());
-      line.getErr().flush();
-      return exitCode(e);
-    });
+    cl.setExecutionExceptionHandler(
+        (e, line, parsed) -> {
+          line.getErr().println("shalectl: " + e.getMessage());
+          line.getErr().flush();
+          return exitCode(e);
+        });
     return cl;
   }
 

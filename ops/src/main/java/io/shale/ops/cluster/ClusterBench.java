@@ -22,14 +22,14 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Histogram;
 
 /**
- * Shale (3 nodes) against etcd 3.4 (3 members), both as processes on this machine with their
- * data on the same disk, through the same closed-loop harness: for each value size and each
- * concurrency, {@code --seconds} of puts (random keys out of {@link #KEYS}, so values are
- * overwritten as the run goes) and then {@code --seconds} of linearizable gets of keys loaded
- * beforehand, each call timed into an HdrHistogram after {@code --warmup-seconds}. Before the
- * first cell each system gets {@code --jit-warmup-seconds} of unmeasured puts and gets of every
- * size at concurrency 16 (Shale's JVMs compile their hot paths meanwhile). Clients call
- * the leader of each cluster. Shale runs first with all its cells, then etcd with the same cells.
+ * Shale (3 nodes) against etcd 3.4 (3 members), both as processes on this machine with their data
+ * on the same disk, through the same closed-loop harness: for each value size and each concurrency,
+ * {@code --seconds} of puts (random keys out of {@link #KEYS}, so values are overwritten as the run
+ * goes) and then {@code --seconds} of linearizable gets of keys loaded beforehand, each call timed
+ * into an HdrHistogram after {@code --warmup-seconds}. Before the first cell each system gets
+ * {@code --jit-warmup-seconds} of unmeasured puts and gets of every size at concurrency 16 (Shale's
+ * JVMs compile their hot paths meanwhile). Clients call the leader of each cluster. Shale runs
+ * first with all its cells, then etcd with the same cells.
  *
  * <pre>
  *   ops/bin/cluster-bench [--seconds 10] [--warmup-seconds 2] [--jit-warmup-seconds 60]
@@ -42,14 +42,23 @@ import org.HdrHistogram.Histogram;
  * OUT.csv.
  */
 public final class ClusterBench {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ClusterBench.class);
+
   /** Keys per run: overwritten by puts, all loaded before the gets. */
   static final int KEYS = 2_000;
 
   private ClusterBench() {}
 
   /** One measured cell. */
-  record Cell(String system, String op, int valueBytes, int concurrency, long ops,
-      double seconds, Histogram latency, long errors) {
+  record Cell(
+      String system,
+      String op,
+      int valueBytes,
+      int concurrency,
+      long ops,
+      double seconds,
+      Histogram latency,
+      long errors) {
     double opsPerSecond() {
       return ops / seconds;
     }
@@ -76,8 +85,8 @@ public final class ClusterBench {
       switch (args[i]) {
         case "--seconds" -> seconds = Double.parseDouble(need(args, ++i, "--seconds"));
         case "--warmup-seconds" -> warmup = Double.parseDouble(need(args, ++i, "--warmup-seconds"));
-        case "--jit-warmup-seconds" -> jitWarmup = Double.parseDouble(need(args, ++i,
-            "--jit-warmup-seconds"));
+        case "--jit-warmup-seconds" ->
+            jitWarmup = Double.parseDouble(need(args, ++i, "--jit-warmup-seconds"));
         case "--sizes" -> sizes = ints(need(args, ++i, "--sizes"));
         case "--concurrency" -> concurrency = ints(need(args, ++i, "--concurrency"));
         case "--systems" -> systems = List.of(need(args, ++i, "--systems").split(","));
@@ -91,14 +100,15 @@ public final class ClusterBench {
           concurrency = new int[] {1, 16};
         }
         case "-h", "--help" -> {
-          System.out.println("usage: cluster-bench [--seconds S] [--warmup-seconds S] "
-              + "[--jit-warmup-seconds S] [--sizes B,B] [--concurrency N,N] "
-              + "[--systems shale,etcd] [--dir DIR] "
-              + "[--out PREFIX] [--quick]");
+          System.out.println(
+              "usage: cluster-bench [--seconds S] [--warmup-seconds S] "
+                  + "[--jit-warmup-seconds S] [--sizes B,B] [--concurrency N,N] "
+                  + "[--systems shale,etcd] [--dir DIR] "
+                  + "[--out PREFIX] [--quick]");
           return;
         }
         default -> {
-          System.err.println("cluster-bench: unknown argument '" + args[i] + "' (--help)");
+          LOG.error("cluster-bench: unknown argument '" + args[i] + "' (--help)");
           System.exit(2);
         }
       }
@@ -109,12 +119,13 @@ public final class ClusterBench {
     for (String system : systems) {
       Path data = dir.resolve(system);
       System.out.println("cluster-bench: starting " + system + " (data in " + data + ")");
-      try (KvTarget target = switch (system) {
-        case "shale" -> new ShaleTarget(data, "1g", channels(concurrency));
-        case "etcd" -> new EtcdTarget(data, channels(concurrency));
-        default -> throw new IllegalArgumentException("unknown system " + system
-            + " (shale, etcd)");
-      }) {
+      try (KvTarget target =
+          switch (system) {
+            case "shale" -> new ShaleTarget(data, "1g", channels(concurrency));
+            case "etcd" -> new EtcdTarget(data, channels(concurrency));
+            default ->
+                throw new IllegalArgumentException("unknown system " + system + " (shale, etcd)");
+          }) {
         if (target instanceof EtcdTarget e) {
           etcdVersion = e.version;
         }
@@ -165,22 +176,31 @@ public final class ClusterBench {
     CountDownLatch done = new CountDownLatch(threads);
     for (int t = 0; t < threads; t++) {
       int first = t;
-      Thread w = new Thread(() -> {
-        try {
-          for (int i = first; i < KEYS; i += threads) {
-            target.put(key(i), value(size, i));
-          }
-        } finally {
-          done.countDown();
-        }
-      });
+      Thread w =
+          new Thread(
+              () -> {
+                try {
+                  for (int i = first; i < KEYS; i += threads) {
+                    target.put(key(i), value(size, i));
+                  }
+                } finally {
+                  done.countDown();
+                }
+              });
       w.start();
     }
     done.await();
   }
 
-  private static Cell run(String system, String op, KvTarget target, int size, int concurrency,
-      double warmup, double seconds) throws InterruptedException {
+  private static Cell run(
+      String system,
+      String op,
+      KvTarget target,
+      int size,
+      int concurrency,
+      double warmup,
+      double seconds)
+      throws InterruptedException {
     long start = System.nanoTime();
     long measureFrom = start + (long) (warmup * 1e9);
     long end = measureFrom + (long) (seconds * 1e9);
@@ -195,38 +215,42 @@ public final class ClusterBench {
     for (int t = 0; t < concurrency; t++) {
       int id = t;
       latencies[t] = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
-      threads[t] = new Thread(() -> {
-        SplittableRandom random = new SplittableRandom(id * 7919L + size);
-        while (true) {
-          int k = random.nextInt(KEYS);
-          long before = System.nanoTime();
-          if (before >= end) {
-            return;
-          }
-          try {
-            if (op.equals("put")) {
-              target.put(key(k), values[k & 7]);
-            } else if (target.get(key(k)) != size) {
-              throw new IllegalStateException("wrong value length for " + k);
-            }
-          } catch (RuntimeException e) {
-            if (errors.incrementAndGet() <= 3) {
-              System.err.println("cluster-bench: " + system + " " + op + ": " + e);
-            }
-            try {
-              Thread.sleep(10); // a failing system is not hammered
-            } catch (InterruptedException stop) {
-              return;
-            }
-            continue;
-          }
-          long after = System.nanoTime();
-          if (before >= measureFrom && after <= end) {
-            latencies[id].recordValue(Math.min(after - before, TimeUnit.SECONDS.toNanos(60)));
-            counts[id]++;
-          }
-        }
-      }, "bench-" + t);
+      threads[t] =
+          new Thread(
+              () -> {
+                SplittableRandom random = new SplittableRandom(id * 7919L + size);
+                while (true) {
+                  int k = random.nextInt(KEYS);
+                  long before = System.nanoTime();
+                  if (before >= end) {
+                    return;
+                  }
+                  try {
+                    if (op.equals("put")) {
+                      target.put(key(k), values[k & 7]);
+                    } else if (target.get(key(k)) != size) {
+                      throw new IllegalStateException("wrong value length for " + k);
+                    }
+                  } catch (RuntimeException e) {
+                    if (errors.incrementAndGet() <= 3) {
+                      LOG.error("cluster-bench: " + system + " " + op + ": " + e);
+                    }
+                    try {
+                      Thread.sleep(10); // a failing system is not hammered
+                    } catch (InterruptedException stop) {
+                      return;
+                    }
+                    continue;
+                  }
+                  long after = System.nanoTime();
+                  if (before >= measureFrom && after <= end) {
+                    latencies[id].recordValue(
+                        Math.min(after - before, TimeUnit.SECONDS.toNanos(60)));
+                    counts[id]++;
+                  }
+                }
+              },
+              "bench-" + t);
       threads[t].start();
     }
     for (Thread t : threads) {
@@ -239,47 +263,91 @@ public final class ClusterBench {
       ops += counts[t];
     }
     Cell c = new Cell(system, op, size, concurrency, ops, seconds, all, errors.get());
-    System.out.printf(Locale.ROOT, "cluster-bench: %-5s %-3s %6d B x%-3d %9.0f ops/s  P50 %7.2f ms"
-        + "  P99 %7.2f ms  errors %d%n", system, op, size, concurrency, c.opsPerSecond(),
-        c.p50Ms(), c.p99Ms(), c.errors());
+    System.out.printf(
+        Locale.ROOT,
+        "cluster-bench: %-5s %-3s %6d B x%-3d %9.0f ops/s  P50 %7.2f ms"
+            + "  P99 %7.2f ms  errors %d%n",
+        system,
+        op,
+        size,
+        concurrency,
+        c.opsPerSecond(),
+        c.p50Ms(),
+        c.p99Ms(),
+        c.errors());
     return c;
   }
 
-  private static void write(Path out, List<Cell> cells, double seconds, double warmup,
-      Instant started, String etcdVersion) throws IOException {
+  private static void write(
+      Path out,
+      List<Cell> cells,
+      double seconds,
+      double warmup,
+      Instant started,
+      String etcdVersion)
+      throws IOException {
     Map<String, Cell> byKey = new LinkedHashMap<>();
     for (Cell c : cells) {
       byKey.put(c.system() + "/" + c.op() + "/" + c.valueBytes() + "/" + c.concurrency(), c);
     }
     StringBuilder md = new StringBuilder();
-    md.append("Cluster benchmark, ").append(started.truncatedTo(ChronoUnit.SECONDS))
-        .append(": 3 Shale nodes (revision ").append(System.getProperty("shale.ops.revision", "?"))
-        .append(") and 3 members of ").append(etcdVersion.isEmpty() ? "etcd" : etcdVersion)
-        .append(", local processes, same disk, fsync on; ").append(fmt(seconds))
-        .append(" s per cell after ").append(fmt(warmup)).append(" s of warm-up; clients call "
-        + "each cluster's leader. Latencies in ms.\n\n");
-    md.append("| op | value | concurrency | Shale ops/s | etcd ops/s | Shale / etcd | Shale P50 "
-        + "| etcd P50 | Shale P99 | etcd P99 | P99 etcd / Shale |\n");
+    md.append("Cluster benchmark, ")
+        .append(started.truncatedTo(ChronoUnit.SECONDS))
+        .append(": 3 Shale nodes (revision ")
+        .append(System.getProperty("shale.ops.revision", "?"))
+        .append(") and 3 members of ")
+        .append(etcdVersion.isEmpty() ? "etcd" : etcdVersion)
+        .append(", local processes, same disk, fsync on; ")
+        .append(fmt(seconds))
+        .append(" s per cell after ")
+        .append(fmt(warmup))
+        .append(" s of warm-up; clients call " + "each cluster's leader. Latencies in ms.\n\n");
+    md.append(
+        "| op | value | concurrency | Shale ops/s | etcd ops/s | Shale / etcd | Shale P50 "
+            + "| etcd P50 | Shale P99 | etcd P99 | P99 etcd / Shale |\n");
     md.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
-    StringBuilder csv = new StringBuilder("system,op,value_bytes,concurrency,ops,seconds,"
-        + "ops_per_second,p50_ms,p99_ms,p999_ms,max_ms,errors\n");
+    StringBuilder csv =
+        new StringBuilder(
+            "system,op,value_bytes,concurrency,ops,seconds,"
+                + "ops_per_second,p50_ms,p99_ms,p999_ms,max_ms,errors\n");
     for (Cell c : cells) {
-      csv.append(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%.1f,%.1f,%.3f,%.3f,%.3f,%.3f,%d%n",
-          c.system(), c.op(), c.valueBytes(), c.concurrency(), c.ops(), c.seconds(),
-          c.opsPerSecond(), c.p50Ms(), c.p99Ms(), c.latency().getValueAtPercentile(99.9) / 1e6,
-          c.latency().getMaxValue() / 1e6, c.errors()));
+      csv.append(
+          String.format(
+              Locale.ROOT,
+              "%s,%s,%d,%d,%d,%.1f,%.1f,%.3f,%.3f,%.3f,%.3f,%d%n",
+              c.system(),
+              c.op(),
+              c.valueBytes(),
+              c.concurrency(),
+              c.ops(),
+              c.seconds(),
+              c.opsPerSecond(),
+              c.p50Ms(),
+              c.p99Ms(),
+              c.latency().getValueAtPercentile(99.9) / 1e6,
+              c.latency().getMaxValue() / 1e6,
+              c.errors()));
       if (!c.system().equals("shale")) {
         continue;
       }
       Cell e = byKey.get("etcd/" + c.op() + "/" + c.valueBytes() + "/" + c.concurrency());
-      md.append(String.format(Locale.ROOT, "| %s | %s | %d | %.0f | %s | %s | %.2f | %s | %.2f "
-          + "| %s | %s |%n", c.op().equals("get") ? "linearizable get" : "put",
-          size(c.valueBytes()), c.concurrency(), c.opsPerSecond(),
-          e == null ? "-" : String.format(Locale.ROOT, "%.0f", e.opsPerSecond()),
-          e == null ? "-" : String.format(Locale.ROOT, "%.2fx", c.opsPerSecond() / e.opsPerSecond()),
-          c.p50Ms(), e == null ? "-" : String.format(Locale.ROOT, "%.2f", e.p50Ms()),
-          c.p99Ms(), e == null ? "-" : String.format(Locale.ROOT, "%.2f", e.p99Ms()),
-          e == null ? "-" : String.format(Locale.ROOT, "%.2fx", e.p99Ms() / c.p99Ms())));
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %s | %d | %.0f | %s | %s | %.2f | %s | %.2f " + "| %s | %s |%n",
+              c.op().equals("get") ? "linearizable get" : "put",
+              size(c.valueBytes()),
+              c.concurrency(),
+              c.opsPerSecond(),
+              e == null ? "-" : String.format(Locale.ROOT, "%.0f", e.opsPerSecond()),
+              e == null
+                  ? "-"
+                  : String.format(Locale.ROOT, "%.2fx", c.opsPerSecond() / e.opsPerSecond()),
+              c.p50Ms(),
+              e == null ? "-" : String.format(Locale.ROOT, "%.2f", e.p50Ms()),
+              c.p99Ms(),
+              e == null ? "-" : String.format(Locale.ROOT, "%.2f", e.p99Ms()),
+              e == null ? "-" : String.format(Locale.ROOT, "%.2fx", e.p99Ms() / c.p99Ms())));
     }
     long errors = cells.stream().mapToLong(Cell::errors).sum();
     md.append("\nFailed calls (not in the figures): ").append(errors).append(".\n");

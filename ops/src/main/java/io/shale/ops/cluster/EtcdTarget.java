@@ -45,34 +45,69 @@ final class EtcdTarget implements KvTarget {
     }
     List<Process> started = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      started.add(processes.start(List.of("etcd", "--name", names[i],
-          "--data-dir", dir.resolve(names[i]).toString(),
-          "--listen-client-urls", client[i], "--advertise-client-urls", client[i],
-          "--listen-peer-urls", peer[i], "--initial-advertise-peer-urls", peer[i],
-          "--initial-cluster", cluster.toString(), "--initial-cluster-token", "bench",
-          "--initial-cluster-state", "new", "--quota-backend-bytes", String.valueOf(8L << 30),
-          "--auto-compaction-mode", "revision", "--auto-compaction-retention", "1000",
-          "--logger", "zap", "--log-outputs", "stderr"), dir.resolve(names[i] + ".log")));
+      started.add(
+          processes.start(
+              List.of(
+                  "etcd",
+                  "--name",
+                  names[i],
+                  "--data-dir",
+                  dir.resolve(names[i]).toString(),
+                  "--listen-client-urls",
+                  client[i],
+                  "--advertise-client-urls",
+                  client[i],
+                  "--listen-peer-urls",
+                  peer[i],
+                  "--initial-advertise-peer-urls",
+                  peer[i],
+                  "--initial-cluster",
+                  cluster.toString(),
+                  "--initial-cluster-token",
+                  "bench",
+                  "--initial-cluster-state",
+                  "new",
+                  "--quota-backend-bytes",
+                  String.valueOf(8L << 30),
+                  "--auto-compaction-mode",
+                  "revision",
+                  "--auto-compaction-retention",
+                  "1000",
+                  "--logger",
+                  "zap",
+                  "--log-outputs",
+                  "stderr"),
+              dir.resolve(names[i] + ".log")));
     }
     for (int i = 0; i < 3; i++) {
-      LocalProcesses.awaitLine(started.get(i), dir.resolve(names[i] + ".log"),
-          l -> l.contains("ready to serve client requests")
-              || l.contains("serving client traffic"), 60);
+      LocalProcesses.awaitLine(
+          started.get(i),
+          dir.resolve(names[i] + ".log"),
+          l -> l.contains("ready to serve client requests") || l.contains("serving client traffic"),
+          60);
     }
     String leader = leaderEndpoint(String.join(",", client));
     version = run(List.of("etcd", "--version")).lines().findFirst().orElse("etcd");
     stubs = new StubPool<>(leader.replace("http://", ""), channelCount, KVGrpc::newBlockingStub);
   }
 
-  private static final Pattern STATUS = Pattern.compile(
-      "\"Endpoint\":\"([^\"]+)\".*?\"member_id\":(\\d+).*?\"leader\":(\\d+)");
+  private static final Pattern STATUS =
+      Pattern.compile("\"Endpoint\":\"([^\"]+)\".*?\"member_id\":(\\d+).*?\"leader\":(\\d+)");
 
   /** The client URL of the leader, from {@code etcdctl endpoint status}. */
   private static String leaderEndpoint(String endpoints) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (System.nanoTime() < deadline) {
-      String json = run(List.of("etcdctl", "--endpoints", endpoints, "endpoint", "status",
-          "--write-out", "json"));
+      String json =
+          run(
+              List.of(
+                  "etcdctl",
+                  "--endpoints",
+                  endpoints,
+                  "endpoint",
+                  "status",
+                  "--write-out",
+                  "json"));
       Matcher m = STATUS.matcher(json);
       while (m.find()) {
         if (m.group(2).equals(m.group(3))) {
@@ -97,14 +132,21 @@ final class EtcdTarget implements KvTarget {
 
   @Override
   public void put(byte[] key, byte[] value) {
-    stub().withDeadlineAfter(30, TimeUnit.SECONDS).put(PutRequest.newBuilder()
-        .setKey(ByteString.copyFrom(key)).setValue(ByteString.copyFrom(value)).build());
+    stub()
+        .withDeadlineAfter(30, TimeUnit.SECONDS)
+        .put(
+            PutRequest.newBuilder()
+                .setKey(ByteString.copyFrom(key))
+                .setValue(ByteString.copyFrom(value))
+                .build());
   }
 
   @Override
   public int get(byte[] key) {
-    RangeResponse r = stub().withDeadlineAfter(30, TimeUnit.SECONDS).range(RangeRequest
-        .newBuilder().setKey(ByteString.copyFrom(key)).build());
+    RangeResponse r =
+        stub()
+            .withDeadlineAfter(30, TimeUnit.SECONDS)
+            .range(RangeRequest.newBuilder().setKey(ByteString.copyFrom(key)).build());
     return r.getKvsCount() == 0 ? -1 : r.getKvs(0).getValue().size();
   }
 

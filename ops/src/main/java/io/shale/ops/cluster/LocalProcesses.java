@@ -13,8 +13,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /**
- * Child processes of a benchmark with their output in log files; all are killed on close (and
- * when this JVM exits).
+ * Child processes of a benchmark with their output in log files; all are killed on close (and when
+ * this JVM exits).
  */
 final class LocalProcesses implements AutoCloseable {
   private final List<Process> processes = new ArrayList<>();
@@ -26,8 +26,11 @@ final class LocalProcesses implements AutoCloseable {
   /** Starts {@code command} with its output in {@code log}. */
   Process start(List<String> command, Path log) {
     try {
-      Process p = new ProcessBuilder(command).redirectErrorStream(true)
-          .redirectOutput(log.toFile()).start();
+      Process p =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(log.toFile())
+              .start();
       synchronized (processes) {
         processes.add(p);
       }
@@ -42,8 +45,9 @@ final class LocalProcesses implements AutoCloseable {
       throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
     while (System.nanoTime() < deadline) {
-      try (BufferedReader r = new BufferedReader(new InputStreamReader(
-          Files.newInputStream(log), StandardCharsets.UTF_8))) {
+      try (BufferedReader r =
+          new BufferedReader(
+              new InputStreamReader(Files.newInputStream(log), StandardCharsets.UTF_8))) {
         for (String l; (l = r.readLine()) != null; ) {
           if (line.test(l)) {
             return;

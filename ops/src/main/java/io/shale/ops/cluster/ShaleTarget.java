@@ -22,8 +22,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Three Shale nodes as child JVMs (io.shale.node.server.NodeMain, default configuration: the
- * Raft log fsyncs before an entry is acknowledged), driven through the KV gRPC API of the leader.
+ * Three Shale nodes as child JVMs (io.shale.node.server.NodeMain, default configuration: the Raft
+ * log fsyncs before an entry is acknowledged), driven through the KV gRPC API of the leader.
  */
 final class ShaleTarget implements KvTarget {
   private final LocalProcesses processes = new LocalProcesses();
@@ -41,27 +41,45 @@ final class ShaleTarget implements KvTarget {
     for (int i = 0; i < 3; i++) {
       raft[i] = "127.0.0.1:" + LocalProcesses.freePort();
       api[i] = "127.0.0.1:" + LocalProcesses.freePort();
-      peers.append("[[peers]]\nid = \"").append(ids[i]).append("\"\nraft_address = \"")
-          .append(raft[i]).append("\"\napi_address = \"").append(api[i]).append("\"\n\n");
+      peers
+          .append("[[peers]]\nid = \"")
+          .append(ids[i])
+          .append("\"\nraft_address = \"")
+          .append(raft[i])
+          .append("\"\napi_address = \"")
+          .append(api[i])
+          .append("\"\n\n");
     }
     String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
     List<Process> started = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       Path config = dir.resolve(ids[i] + ".toml");
-      Files.writeString(config, "[node]\nid = \"" + ids[i] + "\"\ncluster = \"bench\"\n"
-          + "data_dir = \"" + dir.resolve(ids[i]) + "\"\n\n" + peers);
+      Files.writeString(
+          config,
+          "[node]\nid = \""
+              + ids[i]
+              + "\"\ncluster = \"bench\"\n"
+              + "data_dir = \""
+              + dir.resolve(ids[i])
+              + "\"\n\n"
+              + peers);
       List<String> command = new ArrayList<>(List.of(java, "-Xmx" + heap));
       String extra = System.getenv("SHALE_NODE_JAVA_OPTS"); // e.g. GC or diagnostics options
       if (extra != null && !extra.isBlank()) {
         command.addAll(List.of(extra.trim().split("\\s+")));
       }
-      command.addAll(List.of("-cp", System.getProperty("java.class.path"),
-          "io.shale.node.server.NodeMain", "--config", config.toString()));
+      command.addAll(
+          List.of(
+              "-cp",
+              System.getProperty("java.class.path"),
+              "io.shale.node.server.NodeMain",
+              "--config",
+              config.toString()));
       started.add(processes.start(command, dir.resolve(ids[i] + ".log")));
     }
     for (int i = 0; i < 3; i++) {
-      LocalProcesses.awaitLine(started.get(i), dir.resolve(ids[i] + ".log"),
-          l -> l.startsWith("ready "), 120);
+      LocalProcesses.awaitLine(
+          started.get(i), dir.resolve(ids[i] + ".log"), l -> l.startsWith("ready "), 120);
     }
     String leader = leaderApiAddress(api[0]);
     stubs = new StubPool<>(leader, channelCount, KVGrpc::newBlockingStub);
@@ -73,8 +91,10 @@ final class ShaleTarget implements KvTarget {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
       while (System.nanoTime() < deadline) {
         try {
-          MembersResponse m = ClusterGrpc.newBlockingStub(ch).withDeadlineAfter(2, TimeUnit.SECONDS)
-              .listMembers(ListMembersRequest.getDefaultInstance());
+          MembersResponse m =
+              ClusterGrpc.newBlockingStub(ch)
+                  .withDeadlineAfter(2, TimeUnit.SECONDS)
+                  .listMembers(ListMembersRequest.getDefaultInstance());
           for (Member member : m.getMembersList()) {
             if (member.getId().equals(m.getLeaderId())) {
               return member.getApiAddress();
@@ -97,14 +117,21 @@ final class ShaleTarget implements KvTarget {
 
   @Override
   public void put(byte[] key, byte[] value) {
-    stub().withDeadlineAfter(30, TimeUnit.SECONDS).put(PutRequest.newBuilder()
-        .setKey(ByteString.copyFrom(key)).setValue(ByteString.copyFrom(value)).build());
+    stub()
+        .withDeadlineAfter(30, TimeUnit.SECONDS)
+        .put(
+            PutRequest.newBuilder()
+                .setKey(ByteString.copyFrom(key))
+                .setValue(ByteString.copyFrom(value))
+                .build());
   }
 
   @Override
   public int get(byte[] key) {
-    GetResponse r = stub().withDeadlineAfter(30, TimeUnit.SECONDS).get(GetRequest.newBuilder()
-        .setKey(ByteString.copyFrom(key)).build());
+    GetResponse r =
+        stub()
+            .withDeadlineAfter(30, TimeUnit.SECONDS)
+            .get(GetRequest.newBuilder().setKey(ByteString.copyFrom(key)).build());
     return r.getFound() ? r.getValue().size() : -1;
   }
 

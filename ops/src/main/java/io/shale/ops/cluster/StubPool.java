@@ -19,8 +19,11 @@ final class StubPool<S> implements AutoCloseable {
   /** {@code connections} channels to {@code hostPort}, each with a stub made by {@code stub}. */
   StubPool(String hostPort, int connections, Function<ManagedChannel, S> stub) {
     for (int i = 0; i < connections; i++) {
-      ManagedChannel ch = NettyChannelBuilder.forTarget(hostPort).usePlaintext()
-          .maxInboundMessageSize(32 << 20).build();
+      ManagedChannel ch =
+          NettyChannelBuilder.forTarget(hostPort)
+              .usePlaintext()
+              .maxInboundMessageSize(32 << 20)
+              .build();
       channels.add(ch);
       stubs.add(stub.apply(ch));
     }

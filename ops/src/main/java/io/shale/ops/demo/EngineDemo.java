@@ -17,7 +17,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
@@ -29,6 +28,7 @@ import org.HdrHistogram.Histogram;
  * what the engine did.
  *
  * <p>Steps:
+ *
  * <ol>
  *   <li>Load {@code --mib} MiB (default 300) of user data (key bytes + value bytes), one key per
  *       {@link WriteBatch} and one {@code apply} per batch with index 1, 2, 3, ... (what the Raft
@@ -52,17 +52,21 @@ import org.HdrHistogram.Histogram;
  * same function of numbers at or above the loaded count.
  *
  * <p>Value sizes (a pure function of {@code i}, so the demo can recompute what it expects):
+ *
  * <ul>
  *   <li>75%: uniform in [100 B, 512 B)
  *   <li>23%: uniform in [512 B, 2 KiB)
  *   <li>2%: log-uniform in [2 KiB, 64 KiB] (the tail)
  * </ul>
+ *
  * Mean about 890 B, so 300 MiB is about 350,000 keys; the tail is 2% of the keys but about 40% of
  * the bytes. Value bytes are a slice of a fixed buffer in which every 16-byte segment either
  * repeats the previous one or is random, about half and half, so LZ4 saves roughly a third to a
  * half; the first 8 bytes of each value hold {@code i}.
  */
 public final class EngineDemo {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(EngineDemo.class);
+
   private static final long MIB = 1L << 20;
   private static final int SOURCE_BYTES = 4 << 20;
   private static final int MAX_VALUE = 64 << 10;
@@ -100,8 +104,8 @@ public final class EngineDemo {
     try {
       a = Args.parse(args);
     } catch (IllegalArgumentException e) {
-      System.err.println("engine-demo: " + e.getMessage());
-      System.err.println(Args.USAGE);
+      LOG.error("engine-demo: " + e.getMessage());
+      System.out.println(Args.USAGE);
       System.exit(2);
       return;
     }
@@ -119,8 +123,7 @@ public final class EngineDemo {
       if (Files.isDirectory(dir)) {
         try (Stream<Path> s = Files.list(dir)) {
           if (s.findAny().isPresent()) {
-            System.err.println("engine-demo: " + dir + " is not empty; give a new or empty "
-                + "directory");
+            LOG.error("engine-demo: " + dir + " is not empty; give a new or empty " + "directory");
             System.exit(2);
           }
         }
@@ -145,21 +148,29 @@ public final class EngineDemo {
         .withMemtableSize(16 * MIB)
         .withBlockCache(32 * MIB)
         .withBloom(BloomPolicy.DEFAULT)
-        .withCompaction(new CompactionOptions(4, 10, 64 * MIB, 16 * MIB, 7, 1,
-            CompactionScore.SEED));
+        .withCompaction(
+            new CompactionOptions(4, 10, 64 * MIB, 16 * MIB, 7, 1, CompactionScore.SEED));
   }
 
   private void run(Path dir, Args a) throws IOException {
     EngineOptions options = demoOptions();
     System.out.printf("Shale engine demo: %d MiB of user data into %s%n", a.mib, dir);
-    System.out.printf("options: memtable %d MiB, level-1 target %d MiB (x%d per level), files "
+    System.out.printf(
+        "options: memtable %d MiB, level-1 target %d MiB (x%d per level), files "
             + "%d MiB, block cache %d MiB, block %d B, %s, Bloom bits/key L0 %d, L1 %d, L2 %d, "
             + "deeper %d, %d compaction thread(s), mmap reads %s%n%n",
-        options.memtableSizeBytes() / MIB, options.compaction().maxBytesForLevelBase() / MIB,
-        options.compaction().levelMultiplier(), options.compaction().targetFileSizeBytes() / MIB,
-        options.blockCacheBytes() / MIB, options.table().blockSize(), options.table().compression(),
-        options.bloom().level0(), options.bloom().level1(), options.bloom().level2(),
-        options.bloom().deeper(), options.compaction().threads(),
+        options.memtableSizeBytes() / MIB,
+        options.compaction().maxBytesForLevelBase() / MIB,
+        options.compaction().levelMultiplier(),
+        options.compaction().targetFileSizeBytes() / MIB,
+        options.blockCacheBytes() / MIB,
+        options.table().blockSize(),
+        options.table().compression(),
+        options.bloom().level0(),
+        options.bloom().level1(),
+        options.bloom().level2(),
+        options.bloom().deeper(),
+        options.compaction().threads(),
         options.mmapReads() ? "on" : "off");
 
     try (Engine engine = Engine.open(dir, options)) {
@@ -192,19 +203,26 @@ public final class EngineDemo {
         long now = System.nanoTime();
         if (now - lastReport >= 1_000_000_000L) {
           EngineStats s = engine.stats();
-          System.out.printf("  %7.1f / %d MiB  %6.1f MiB/s (last second: %6.1f)  %,9d keys  "
+          System.out.printf(
+              "  %7.1f / %d MiB  %6.1f MiB/s (last second: %6.1f)  %,9d keys  "
                   + "L0 files %d, flushes %d, compactions %d%n",
-              written / (double) MIB, targetBytes / MIB, mibPerSec(written, now - t0),
-              mibPerSec(written - lastBytes, now - lastReport), i, s.levels().get(0).files(),
-              s.flushes(), s.compactions());
+              written / (double) MIB,
+              targetBytes / MIB,
+              mibPerSec(written, now - t0),
+              mibPerSec(written - lastBytes, now - lastReport),
+              i,
+              s.levels().get(0).files(),
+              s.flushes(),
+              s.compactions());
           lastReport = now;
           lastBytes = written;
         }
       }
     }
     long ns = System.nanoTime() - t0;
-    System.out.printf("  loaded %,d keys, %.1f MiB in %.1f s: %.1f MiB/s, %,.0f keys/s%n", i,
-        written / (double) MIB, ns / 1e9, mibPerSec(written, ns), i / (ns / 1e9));
+    System.out.printf(
+        "  loaded %,d keys, %.1f MiB in %.1f s: %.1f MiB/s, %,.0f keys/s%n",
+        i, written / (double) MIB, ns / 1e9, mibPerSec(written, ns), i / (ns / 1e9));
     return i;
   }
 
@@ -218,8 +236,8 @@ public final class EngineDemo {
     long t1 = System.nanoTime();
     engine.awaitCompactions();
     long t2 = System.nanoTime();
-    System.out.printf("  flush() %.1f s, then awaitCompactions() %.1f s%n%n", (t1 - t0) / 1e9,
-        (t2 - t1) / 1e9);
+    System.out.printf(
+        "  flush() %.1f s, then awaitCompactions() %.1f s%n%n", (t1 - t0) / 1e9, (t2 - t1) / 1e9);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -236,8 +254,13 @@ public final class EngineDemo {
       byte[] expected = value(i);
       byte[] got = engine.get(key(i));
       if (!Arrays.equals(expected, got)) {
-        fail("get(" + str(key(i)) + ") returned " + describe(got) + ", expected "
-            + describe(expected));
+        fail(
+            "get("
+                + str(key(i))
+                + ") returned "
+                + describe(got)
+                + ", expected "
+                + describe(expected));
       }
       if (expected.length >= 2048) {
         tail++;
@@ -289,7 +312,8 @@ public final class EngineDemo {
     if (count != keys) {
       fail("a full scan found " + count + " keys, " + keys + " were written");
     }
-    System.out.printf("  OK: %,d sampled keys (%d with values of 2 KiB or more) read back equal, "
+    System.out.printf(
+        "  OK: %,d sampled keys (%d with values of 2 KiB or more) read back equal, "
             + "%,d absent keys absent, a scan of %,d entries checked, a full keys-only scan found "
             + "all %,d keys in order (%.1f s)%n%n",
         sample, tail, absent, scanned, count, (System.nanoTime() - t0) / 1e9);
@@ -381,7 +405,8 @@ public final class EngineDemo {
       n++;
     }
     report("scan, 100 keys", n, now - t0, h);
-    System.out.printf("  (scans returned %,d entries, %.1f per scan; %,d bytes read in all)%n%n",
+    System.out.printf(
+        "  (scans returned %,d entries, %.1f per scan; %,d bytes read in all)%n%n",
         entries, entries / (double) Math.max(1, n), sink);
   }
 
@@ -390,10 +415,14 @@ public final class EngineDemo {
   }
 
   private static void report(String what, long n, long ns, Histogram h) {
-    System.out.printf("  %-18s %,10d ops  %,10.0f ops/s  p50 %8.1f us  p99 %8.1f us  "
-            + "max %9.1f us%n",
-        what, n, n / (ns / 1e9), h.getValueAtPercentile(50) / 1e3,
-        h.getValueAtPercentile(99) / 1e3, h.getMaxValue() / 1e3);
+    System.out.printf(
+        "  %-18s %,10d ops  %,10.0f ops/s  p50 %8.1f us  p99 %8.1f us  " + "max %9.1f us%n",
+        what,
+        n,
+        n / (ns / 1e9),
+        h.getValueAtPercentile(50) / 1e3,
+        h.getValueAtPercentile(99) / 1e3,
+        h.getMaxValue() / 1e3);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -401,63 +430,96 @@ public final class EngineDemo {
 
   private static void printStats(EngineStats s, EngineOptions o, long userBytes) {
     System.out.println("== engine stats");
-    System.out.println("  level  files      MiB     entries   target MiB  pressure   Bloom KiB"
-        + "  bits/key (policy / actual)");
+    System.out.println(
+        "  level  files      MiB     entries   target MiB  pressure   Bloom KiB"
+            + "  bits/key (policy / actual)");
     for (EngineStats.LevelStats l : s.levels()) {
       if (l.files() == 0 && l.level() > 0 && l.level() > deepest(s)) {
         continue;
       }
-      String target = l.level() == 0 ? "   " + o.compaction().level0FileNumCompactionTrigger()
-          + " files" : String.format("%10d", l.targetBytes() / MIB);
-      String actual = l.entries() == 0 ? "-" : String.format("%.1f",
-          l.bloomBytes() * 8.0 / l.entries());
-      System.out.printf("  L%-4d %6d %8.1f %11d %12s %9.2f %11.1f  %d / %s%n", l.level(), l.files(),
-          l.bytes() / (double) MIB, l.entries(), target, l.sizePressure(), l.bloomBytes() / 1024.0,
-          l.bloomBitsPerKey(), actual);
+      String target =
+          l.level() == 0
+              ? "   " + o.compaction().level0FileNumCompactionTrigger() + " files"
+              : String.format("%10d", l.targetBytes() / MIB);
+      String actual =
+          l.entries() == 0 ? "-" : String.format("%.1f", l.bloomBytes() * 8.0 / l.entries());
+      System.out.printf(
+          "  L%-4d %6d %8.1f %11d %12s %9.2f %11.1f  %d / %s%n",
+          l.level(),
+          l.files(),
+          l.bytes() / (double) MIB,
+          l.entries(),
+          target,
+          l.sizePressure(),
+          l.bloomBytes() / 1024.0,
+          l.bloomBitsPerKey(),
+          actual);
     }
-    System.out.println("  (a level's actual bits/key is above its policy when it holds files"
-        + " moved down unchanged\n   from a shallower level by trivial moves: they keep the filter"
-        + " they were written with)");
+    System.out.println(
+        "  (a level's actual bits/key is above its policy when it holds files"
+            + " moved down unchanged\n   from a shallower level by trivial moves: they keep the filter"
+            + " they were written with)");
     long bloom = s.levels().stream().mapToLong(EngineStats.LevelStats::bloomBytes).sum();
-    System.out.printf("  total  %5d %8.1f MiB of tables for %.1f MiB of user data; Bloom filters "
+    System.out.printf(
+        "  total  %5d %8.1f MiB of tables for %.1f MiB of user data; Bloom filters "
             + "%.1f KiB in memory%n",
         s.totalFiles(), s.totalBytes() / (double) MIB, userBytes / (double) MIB, bloom / 1024.0);
-    System.out.printf("  blob files %d: %.1f MiB live, %.1f MiB dead; blob GC runs %d (%.1f MiB "
+    System.out.printf(
+        "  blob files %d: %.1f MiB live, %.1f MiB dead; blob GC runs %d (%.1f MiB "
             + "relocated); %.1f MiB on disk in all%n",
-        s.blobFiles().size(), s.blobLiveBytes() / (double) MIB, s.blobDeadBytes() / (double) MIB,
-        s.blobGcRuns(), s.blobGcRelocatedBytes() / (double) MIB, s.diskBytes() / (double) MIB);
-    System.out.printf("  compaction bytes read: keys %.1f MiB, inline values %.1f MiB, blobs %.1f "
+        s.blobFiles().size(),
+        s.blobLiveBytes() / (double) MIB,
+        s.blobDeadBytes() / (double) MIB,
+        s.blobGcRuns(),
+        s.blobGcRelocatedBytes() / (double) MIB,
+        s.diskBytes() / (double) MIB);
+    System.out.printf(
+        "  compaction bytes read: keys %.1f MiB, inline values %.1f MiB, blobs %.1f "
             + "MiB; written: keys %.1f, values %.1f, blobs %.1f MiB%n",
-        s.compactionRead().keyBytes() / (double) MIB, s.compactionRead().valueBytes() / (double) MIB,
-        s.compactionRead().blobBytes() / (double) MIB, s.compactionWritten().keyBytes() / (double) MIB,
+        s.compactionRead().keyBytes() / (double) MIB,
+        s.compactionRead().valueBytes() / (double) MIB,
+        s.compactionRead().blobBytes() / (double) MIB,
+        s.compactionWritten().keyBytes() / (double) MIB,
         s.compactionWritten().valueBytes() / (double) MIB,
         s.compactionWritten().blobBytes() / (double) MIB);
-    System.out.printf("  write pressure %s, pending compaction bytes %.1f MiB, writes delayed "
+    System.out.printf(
+        "  write pressure %s, pending compaction bytes %.1f MiB, writes delayed "
             + "%.1f ms in all, %d refused%n",
-        s.writePressure().describe(), s.pendingCompactionBytes() / (double) MIB,
-        s.writeDelayNanos() / 1e6, s.throttledWrites());
-    System.out.printf("  flushes %d (%.1f MiB written)%n", s.flushes(),
-        s.flushBytesWritten() / (double) MIB);
-    System.out.printf("  compactions %d (of which %d trivial moves): read %.1f MiB, wrote %.1f MiB"
-            + "%n",
-        s.compactions(), s.trivialMoves(), s.compactionBytesRead() / (double) MIB,
+        s.writePressure().describe(),
+        s.pendingCompactionBytes() / (double) MIB,
+        s.writeDelayNanos() / 1e6,
+        s.throttledWrites());
+    System.out.printf(
+        "  flushes %d (%.1f MiB written)%n", s.flushes(), s.flushBytesWritten() / (double) MIB);
+    System.out.printf(
+        "  compactions %d (of which %d trivial moves): read %.1f MiB, wrote %.1f MiB" + "%n",
+        s.compactions(),
+        s.trivialMoves(),
+        s.compactionBytesRead() / (double) MIB,
         s.compactionBytesWritten() / (double) MIB);
-    System.out.printf("  write amplification (flush + compaction bytes written / user bytes): "
-            + "%.2f%n",
+    System.out.printf(
+        "  write amplification (flush + compaction bytes written / user bytes): " + "%.2f%n",
         (s.flushBytesWritten() + s.compactionBytesWritten()) / (double) userBytes);
     long lookups = s.blockCacheHits() + s.blockCacheMisses();
-    System.out.printf("  block cache: %.1f%% hit rate (%,d hits, %,d misses since open), %.1f of "
+    System.out.printf(
+        "  block cache: %.1f%% hit rate (%,d hits, %,d misses since open), %.1f of "
             + "%d MiB used%n",
-        lookups == 0 ? 0 : 100.0 * s.blockCacheHits() / lookups, s.blockCacheHits(),
-        s.blockCacheMisses(), s.blockCacheBytes() / (double) MIB, o.blockCacheBytes() / MIB);
+        lookups == 0 ? 0 : 100.0 * s.blockCacheHits() / lookups,
+        s.blockCacheHits(),
+        s.blockCacheMisses(),
+        s.blockCacheBytes() / (double) MIB,
+        o.blockCacheBytes() / MIB);
     if (o.mmapReads() && lookups == 0) {
-      System.out.println("  (mmap_reads is on: data blocks were read through the tables' memory"
-          + " mappings, from the\n   OS page cache, without going through the block cache)");
+      System.out.println(
+          "  (mmap_reads is on: data blocks were read through the tables' memory"
+              + " mappings, from the\n   OS page cache, without going through the block cache)");
     } else if (o.mmapReads() && s.blockCacheHits() == 0 && s.blockCacheBytes() == 0) {
-      System.out.println("  (mmap_reads is on: the misses are reads through the tables' memory"
-          + " mappings, from the\n   OS page cache; this engine does not cache those blocks)");
+      System.out.println(
+          "  (mmap_reads is on: the misses are reads through the tables' memory"
+              + " mappings, from the\n   OS page cache; this engine does not cache those blocks)");
     }
-    System.out.printf("  applied index %,d, persisted %,d, pinned obsolete bytes %d%n",
+    System.out.printf(
+        "  applied index %,d, persisted %,d, pinned obsolete bytes %d%n",
         s.lastAppliedIndex(), s.persistedAppliedIndex(), s.pinnedObsoleteBytes());
   }
 
@@ -547,19 +609,20 @@ public final class EngineDemo {
     return b;
   }
 
-
   // ---------------------------------------------------------------------------------------------
   // Arguments
 
   private static final class Args {
-    static final String USAGE = String.join("\n",
-        "usage: engine-demo [--dir DIR] [--keep] [--mib N] [--read-seconds S] [--seed N]",
-        "  --dir DIR          engine directory, new or empty (default: a fresh temporary",
-        "                     directory, deleted at the end unless --keep; a --dir is kept)",
-        "  --keep             keep the temporary directory",
-        "  --mib N            MiB of user data (key + value bytes) to load (default 300)",
-        "  --read-seconds S   duration of each read phase (default 2)",
-        "  --seed N           seed of keys, values and requests (default 42)");
+    static final String USAGE =
+        String.join(
+            "\n",
+            "usage: engine-demo [--dir DIR] [--keep] [--mib N] [--read-seconds S] [--seed N]",
+            "  --dir DIR          engine directory, new or empty (default: a fresh temporary",
+            "                     directory, deleted at the end unless --keep; a --dir is kept)",
+            "  --keep             keep the temporary directory",
+            "  --mib N            MiB of user data (key + value bytes) to load (default 300)",
+            "  --read-seconds S   duration of each read phase (default 2)",
+            "  --seed N           seed of keys, values and requests (default 42)");
 
     Path dir;
     boolean keep;
@@ -601,7 +664,6 @@ public final class EngineDemo {
       }
       return a;
     }
-
 
     private static long positiveLong(String v, String name) {
       try {

@@ -17,14 +17,16 @@ import org.HdrHistogram.Histogram;
 
 /**
  * The short workload {@code ops/bin/shale-local up} runs through the SDK once the cluster has a
- * leader: puts of mixed value sizes (including values above the engine's 8 KiB blob threshold,
- * so blob files are written), reads every key back and compares it, scans, and bumps a run
- * counter by compare-and-set. Keys of earlier runs are counted first: a second {@code up} finds
- * the data of the first.
+ * leader: puts of mixed value sizes (including values above the engine's 8 KiB blob threshold, so
+ * blob files are written), reads every key back and compares it, scans, and bumps a run counter by
+ * compare-and-set. Keys of earlier runs are counted first: a second {@code up} finds the data of
+ * the first.
  *
  * <p>Arguments: {@code --endpoints HOST:PORT,...} (required), {@code --keys N} (default 600).
  */
 public final class LocalDemo {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LocalDemo.class);
+
   /** Value sizes by share of keys: mostly small, some medium, a tenth above the blob threshold. */
   private static final int[] SIZES = {200, 200, 200, 200, 200, 200, 4096, 4096, 4096, 32768};
 
@@ -38,17 +40,17 @@ public final class LocalDemo {
         case "--endpoints" -> endpoints = args[++i];
         case "--keys" -> keys = Integer.parseInt(args[++i]);
         default -> {
-          System.err.println("local-demo: unknown argument " + args[i]);
+          LOG.error("local-demo: unknown argument " + args[i]);
           System.exit(2);
         }
       }
     }
     if (endpoints == null) {
-      System.err.println("local-demo: --endpoints HOST:PORT,... is required");
+      LOG.error("local-demo: --endpoints HOST:PORT,... is required");
       System.exit(2);
     }
-    try (ShaleClient client = ShaleClient.builder().endpoints(endpoints)
-        .deadline(Duration.ofSeconds(30)).build()) {
+    try (ShaleClient client =
+        ShaleClient.builder().endpoints(endpoints).deadline(Duration.ofSeconds(30)).build()) {
       run(client, keys);
     }
   }
@@ -75,18 +77,29 @@ public final class LocalDemo {
     for (int i = 0; i < keys; i++) {
       inFlight.acquire();
       long t0 = System.nanoTime();
-      pending.add(client.putAsync(key(prefix, i), values[i]).whenComplete((v, e) -> {
-        synchronized (writes) {
-          writes.recordValue(TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - t0));
-        }
-        inFlight.release();
-      }));
+      pending.add(
+          client
+              .putAsync(key(prefix, i), values[i])
+              .whenComplete(
+                  (v, e) -> {
+                    synchronized (writes) {
+                      writes.recordValue(TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - t0));
+                    }
+                    inFlight.release();
+                  }));
     }
     CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).join();
     double seconds = (System.nanoTime() - start) / 1e9;
-    System.out.printf(Locale.ROOT, "  wrote %,d keys (%,d KiB; %d values of 32 KiB in blob "
-        + "files) in %.1f s: %.0f puts/s, P50 %.1f ms, P99 %.1f ms%n", keys, bytes / 1024,
-        blobs, seconds, keys / seconds, writes.getValueAtPercentile(50) / 1000.0,
+    System.out.printf(
+        Locale.ROOT,
+        "  wrote %,d keys (%,d KiB; %d values of 32 KiB in blob "
+            + "files) in %.1f s: %.0f puts/s, P50 %.1f ms, P99 %.1f ms%n",
+        keys,
+        bytes / 1024,
+        blobs,
+        seconds,
+        keys / seconds,
+        writes.getValueAtPercentile(50) / 1000.0,
         writes.getValueAtPercentile(99) / 1000.0);
 
     Histogram reads = new Histogram(3);
@@ -99,14 +112,23 @@ public final class LocalDemo {
         same++;
       }
     }
-    System.out.printf(Locale.ROOT, "  read back %,d of %,d keys unchanged (linearizable gets: "
-        + "P50 %.1f ms, P99 %.1f ms)%n", same, keys, reads.getValueAtPercentile(50) / 1000.0,
+    System.out.printf(
+        Locale.ROOT,
+        "  read back %,d of %,d keys unchanged (linearizable gets: "
+            + "P50 %.1f ms, P99 %.1f ms)%n",
+        same,
+        keys,
+        reads.getValueAtPercentile(50) / 1000.0,
         reads.getValueAtPercentile(99) / 1000.0);
     long scanned = client.scanPrefix(prefix).pageSize(100).stream().count();
-    System.out.printf(Locale.ROOT, "  scanned %s: %,d keys; all runs together hold %,d keys%n",
-        prefix, scanned, client.scanPrefix("demo/run-").keysOnly().stream().count());
+    System.out.printf(
+        Locale.ROOT,
+        "  scanned %s: %,d keys; all runs together hold %,d keys%n",
+        prefix,
+        scanned,
+        client.scanPrefix("demo/run-").keysOnly().stream().count());
     if (same != keys || scanned != keys) {
-      System.err.println("local-demo: the cluster did not return what was written");
+      LOG.error("local-demo: the cluster did not return what was written");
       System.exit(1);
     }
   }

@@ -13,13 +13,19 @@ package io.shale.ops.seed;
  * @param blockCacheBytes block cache size (Shale reads tables through a memory mapping by default,
  *     so its block cache stays empty and the page cache does that job)
  */
-public record BenchScale(long memtableBytes, long levelBaseBytes, long targetFileBytes,
-    long blobFileBytes, long blockCacheBytes) {
+public record BenchScale(
+    long memtableBytes,
+    long levelBaseBytes,
+    long targetFileBytes,
+    long blobFileBytes,
+    long blockCacheBytes) {
   private static final long MIB = 1L << 20;
 
   /** The default run's sizes: a data set of about 2 GiB. */
-  public static final BenchScale FULL = new BenchScale(4 * MIB, 16 * MIB, 4 * MIB, 32 * MIB, 32 * MIB);
+  public static final BenchScale FULL =
+      new BenchScale(4 * MIB, 16 * MIB, 4 * MIB, 32 * MIB, 32 * MIB);
 
   /** {@code --quick}: a data set of tens of MiB, so that a few seconds still compact. */
-  public static final BenchScale QUICK = new BenchScale(2 * MIB, 8 * MIB, 2 * MIB, 8 * MIB, 8 * MIB);
+  public static final BenchScale QUICK =
+      new BenchScale(2 * MIB, 8 * MIB, 2 * MIB, 8 * MIB, 8 * MIB);
 }

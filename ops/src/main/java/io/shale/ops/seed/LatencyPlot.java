@@ -17,9 +17,9 @@ import javax.imageio.ImageIO;
 
 /**
  * The seed's "Grafana screenshot": read P99 per second over the mixed phase, one panel per
- * configuration, with the intervals in which a compaction ran shaded. The y axis is logarithmic
- * and shared by all panels, so that a floor at 1 ms and spikes to 100 ms both stay readable and
- * panels compare at a glance.
+ * configuration, with the intervals in which a compaction ran shaded. The y axis is logarithmic and
+ * shared by all panels, so that a floor at 1 ms and spikes to 100 ms both stay readable and panels
+ * compare at a glance.
  */
 final class LatencyPlot {
   private static final int WIDTH = 1200;
@@ -47,7 +47,8 @@ final class LatencyPlot {
       List<String> rows = Files.readAllLines(dir.resolve("seconds.csv"));
       for (String line : rows.subList(1, rows.size())) {
         String[] f = line.split(",");
-        seconds.add(new Second(Integer.parseInt(f[0]), Double.parseDouble(f[3]), Double.parseDouble(f[4])));
+        seconds.add(
+            new Second(Integer.parseInt(f[0]), Double.parseDouble(f[3]), Double.parseDouble(f[4])));
       }
       List<long[]> intervals = new ArrayList<>();
       for (String line : Files.readAllLines(dir.resolve("compactions.csv"))) {
@@ -111,8 +112,11 @@ final class LatencyPlot {
       g.setColor(new Color(225, 225, 225));
       g.drawLine(LEFT + 1, y, LEFT + plotWidth - 1, y);
       g.setColor(Color.DARK_GRAY);
-      String label = (v >= 1 ? String.format(Locale.ROOT, "%.0f", v)
-          : String.format(Locale.ROOT, "%." + (int) Math.round(-Math.log10(v)) + "f", v)) + " ms";
+      String label =
+          (v >= 1
+                  ? String.format(Locale.ROOT, "%.0f", v)
+                  : String.format(Locale.ROOT, "%." + (int) Math.round(-Math.log10(v)) + "f", v))
+              + " ms";
       g.drawString(label, LEFT - 8 - g.getFontMetrics().stringWidth(label), y + 4);
     }
     int step = maxSecond <= 30 ? 5 : maxSecond <= 200 ? 15 : 60;
@@ -144,8 +148,15 @@ final class LatencyPlot {
     g.drawString("compaction in progress", lx + 138, y0 + 16);
   }
 
-  private static void line(Graphics2D g, List<Second> seconds, boolean p50, double pxPerMs,
-      double lo, double hi, int top, Color color) {
+  private static void line(
+      Graphics2D g,
+      List<Second> seconds,
+      boolean p50,
+      double pxPerMs,
+      double lo,
+      double hi,
+      int top,
+      Color color) {
     Path2D.Double path = new Path2D.Double();
     boolean started = false;
     for (Second s : seconds) {

@@ -9,13 +9,15 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * A memory-limited Linux control group for one benchmark child: the child's heap, native memory
- * and the page cache of the files it reads and writes all count against the limit (cgroup v1's
- * {@code memory.limit_in_bytes} and v2's {@code memory.max} both charge page cache), which is
- * what "the data set is 3x larger than the memory the process may use" needs. Creating one needs
- * root (or a delegated subtree); {@link #create} says why when it cannot.
+ * A memory-limited Linux control group for one benchmark child: the child's heap, native memory and
+ * the page cache of the files it reads and writes all count against the limit (cgroup v1's {@code
+ * memory.limit_in_bytes} and v2's {@code memory.max} both charge page cache), which is what "the
+ * data set is 3x larger than the memory the process may use" needs. Creating one needs root (or a
+ * delegated subtree); {@link #create} says why when it cannot.
  */
 final class MemoryCgroup implements AutoCloseable {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(MemoryCgroup.class);
+
   private static final Path V1 = Paths.get("/sys/fs/cgroup/memory");
   private static final Path V2 = Paths.get("/sys/fs/cgroup");
 
@@ -34,7 +36,8 @@ final class MemoryCgroup implements AutoCloseable {
         Path d = V1.resolve(name);
         Files.createDirectories(d);
         Files.writeString(d.resolve("memory.limit_in_bytes"), Long.toString(limitBytes));
-        tryWrite(d.resolve("memory.memsw.limit_in_bytes"), Long.toString(limitBytes)); // no swap out
+        tryWrite(
+            d.resolve("memory.memsw.limit_in_bytes"), Long.toString(limitBytes)); // no swap out
         return new Result(Optional.of(new MemoryCgroup(d, false)), "cgroup v1 " + d);
       }
       if (Files.isRegularFile(V2.resolve("cgroup.controllers"))
@@ -48,8 +51,11 @@ final class MemoryCgroup implements AutoCloseable {
       }
       return new Result(Optional.empty(), "no cgroup memory controller is mounted");
     } catch (IOException | RuntimeException e) {
-      return new Result(Optional.empty(), "cannot create a memory cgroup (" + e
-          + "); run as root, or start the benchmark in a container with --memory");
+      return new Result(
+          Optional.empty(),
+          "cannot create a memory cgroup ("
+              + e
+              + "); run as root, or start the benchmark in a container with --memory");
     }
   }
 
@@ -66,8 +72,13 @@ final class MemoryCgroup implements AutoCloseable {
 
   /** {@code command}, started inside this group: a shell moves itself in, then execs it. */
   List<String> wrap(List<String> command) {
-    List<String> c = new ArrayList<>(List.of("sh", "-c",
-        "echo $$ > \"$0\" && exec \"$@\"", dir.resolve("cgroup.procs").toString()));
+    List<String> c =
+        new ArrayList<>(
+            List.of(
+                "sh",
+                "-c",
+                "echo $$ > \"$0\" && exec \"$@\"",
+                dir.resolve("cgroup.procs").toString()));
     c.addAll(command);
     return c;
   }
@@ -102,7 +113,7 @@ final class MemoryCgroup implements AutoCloseable {
     try {
       Files.deleteIfExists(dir);
     } catch (IOException e) {
-      System.err.println("seed-bench: could not remove " + dir + ": " + e);
+      LOG.error("seed-bench: could not remove " + dir + ": " + e);
     }
   }
 }

@@ -42,36 +42,39 @@ final class RocksSeedStore implements SeedStore {
     cache = new LRUCache(scale.blockCacheBytes());
     filter = new BloomFilter(10, false);
     statistics = new Statistics();
-    BlockBasedTableConfig table = new BlockBasedTableConfig()
-        .setBlockSize(4096)
-        .setBlockRestartInterval(16)
-        .setBlockCache(cache)
-        .setFilterPolicy(filter);
-    options = new Options()
-        .setCreateIfMissing(true)
-        .setStatistics(statistics)
-        .setWriteBufferSize(scale.memtableBytes())
-        .setMaxWriteBufferNumber(1 + 4) // Shale: max_immutable_memtables = 4
-        .setLevel0FileNumCompactionTrigger(4)
-        .setLevel0SlowdownWritesTrigger(20)
-        .setLevel0StopWritesTrigger(36)
-        .setSoftPendingCompactionBytesLimit(64L << 30)
-        .setHardPendingCompactionBytesLimit(256L << 30)
-        .setMaxBytesForLevelBase(scale.levelBaseBytes())
-        .setMaxBytesForLevelMultiplier(10)
-        .setLevelCompactionDynamicLevelBytes(false)
-        .setTargetFileSizeBase(scale.targetFileBytes())
-        .setNumLevels(7)
-        .setMaxBackgroundJobs(2) // one flush and one compaction, as Shale's one compaction thread
-        .setMaxSubcompactions(1)
-        .setMaxOpenFiles(1000)
-        .setCompressionType(CompressionType.LZ4_COMPRESSION)
-        .setEnableBlobFiles(true)
-        .setMinBlobSize(8192)
-        .setBlobFileSize(scale.blobFileBytes())
-        .setEnableBlobGarbageCollection(true)
-        .setBlobGarbageCollectionForceThreshold(0.5)
-        .setTableFormatConfig(table);
+    BlockBasedTableConfig table =
+        new BlockBasedTableConfig()
+            .setBlockSize(4096)
+            .setBlockRestartInterval(16)
+            .setBlockCache(cache)
+            .setFilterPolicy(filter);
+    options =
+        new Options()
+            .setCreateIfMissing(true)
+            .setStatistics(statistics)
+            .setWriteBufferSize(scale.memtableBytes())
+            .setMaxWriteBufferNumber(1 + 4) // Shale: max_immutable_memtables = 4
+            .setLevel0FileNumCompactionTrigger(4)
+            .setLevel0SlowdownWritesTrigger(20)
+            .setLevel0StopWritesTrigger(36)
+            .setSoftPendingCompactionBytesLimit(64L << 30)
+            .setHardPendingCompactionBytesLimit(256L << 30)
+            .setMaxBytesForLevelBase(scale.levelBaseBytes())
+            .setMaxBytesForLevelMultiplier(10)
+            .setLevelCompactionDynamicLevelBytes(false)
+            .setTargetFileSizeBase(scale.targetFileBytes())
+            .setNumLevels(7)
+            .setMaxBackgroundJobs(
+                2) // one flush and one compaction, as Shale's one compaction thread
+            .setMaxSubcompactions(1)
+            .setMaxOpenFiles(1000)
+            .setCompressionType(CompressionType.LZ4_COMPRESSION)
+            .setEnableBlobFiles(true)
+            .setMinBlobSize(8192)
+            .setBlobFileSize(scale.blobFileBytes())
+            .setEnableBlobGarbageCollection(true)
+            .setBlobGarbageCollectionForceThreshold(0.5)
+            .setTableFormatConfig(table);
     writeOptions = new WriteOptions().setDisableWAL(true);
     readOptions = new ReadOptions();
     db = RocksDB.open(options, dir.toString());
@@ -138,8 +141,13 @@ final class RocksSeedStore implements SeedStore {
       bloom += p.getFilterSize();
     }
     // Blob files written by compaction (relocation by blob GC) count in COMPACT_WRITE_BYTES.
-    return new Counters(statistics.getTickerCount(TickerType.COMPACT_WRITE_BYTES),
-        useful + positive, positive, bloom, 0, statistics.getTickerCount(TickerType.STALL_MICROS));
+    return new Counters(
+        statistics.getTickerCount(TickerType.COMPACT_WRITE_BYTES),
+        useful + positive,
+        positive,
+        bloom,
+        0,
+        statistics.getTickerCount(TickerType.STALL_MICROS));
   }
 
   @Override
@@ -168,10 +176,13 @@ final class RocksSeedStore implements SeedStore {
         b.append("L").append(l).append(' ').append(files).append(" files, ");
       }
     }
-    return b.append(property("rocksdb.num-blob-files")).append(" blob files (")
-        .append(property("rocksdb.live-blob-file-garbage-size") >> 20).append(" MiB garbage), ")
+    return b.append(property("rocksdb.num-blob-files"))
+        .append(" blob files (")
+        .append(property("rocksdb.live-blob-file-garbage-size") >> 20)
+        .append(" MiB garbage), ")
         .append(statistics.getTickerCount(TickerType.BLOB_DB_GC_BYTES_RELOCATED) >> 20)
-        .append(" MiB relocated by blob GC").toString();
+        .append(" MiB relocated by blob GC")
+        .toString();
   }
 
   @Override

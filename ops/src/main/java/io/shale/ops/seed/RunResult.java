@@ -71,12 +71,44 @@ public record RunResult(
   }
 
   public RunResult withMemory(long limit, long peak) {
-    return new RunResult(config, keys, loadBytes, loadSeconds, settled, settleSeconds, mixedSeconds,
-        ops, reads, readMisses, scans, writes, readP50Us, readP99Us, readP999Us,
-        readP99OutsideCompactionUs, readP99DuringCompactionUs, readsDuringCompaction, scanP99Us,
-        writeP99Us, compactionShare, compactionIntervals, compactedBytes, bloomBytes, throttled,
-        stallMicros, userBytesWritten, diskBytesWritten, diskBytesReadMixed, diskBytes, liveBytes,
-        hotTablesTouched, hotTablesProbed, allTablesTouched, valuesChecked, residentBytes, limit,
+    return new RunResult(
+        config,
+        keys,
+        loadBytes,
+        loadSeconds,
+        settled,
+        settleSeconds,
+        mixedSeconds,
+        ops,
+        reads,
+        readMisses,
+        scans,
+        writes,
+        readP50Us,
+        readP99Us,
+        readP999Us,
+        readP99OutsideCompactionUs,
+        readP99DuringCompactionUs,
+        readsDuringCompaction,
+        scanP99Us,
+        writeP99Us,
+        compactionShare,
+        compactionIntervals,
+        compactedBytes,
+        bloomBytes,
+        throttled,
+        stallMicros,
+        userBytesWritten,
+        diskBytesWritten,
+        diskBytesReadMixed,
+        diskBytes,
+        liveBytes,
+        hotTablesTouched,
+        hotTablesProbed,
+        allTablesTouched,
+        valuesChecked,
+        residentBytes,
+        limit,
         peak);
   }
 
@@ -108,9 +140,12 @@ public record RunResult(
         throw new IOException(file + ": missing " + cs[i].getName());
       }
       types[i] = cs[i].getType();
-      values[i] = types[i] == long.class ? Long.parseLong(s)
-          : types[i] == double.class ? Double.parseDouble(s)
-          : types[i] == boolean.class ? Boolean.parseBoolean(s) : s;
+      values[i] =
+          types[i] == long.class
+              ? Long.parseLong(s)
+              : types[i] == double.class
+                  ? Double.parseDouble(s)
+                  : types[i] == boolean.class ? Boolean.parseBoolean(s) : s;
     }
     try {
       return RunResult.class.getDeclaredConstructor(types).newInstance(values);

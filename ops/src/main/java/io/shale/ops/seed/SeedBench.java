@@ -5,7 +5,6 @@ import static io.shale.ops.ScriptArguments.need;
 
 import io.shale.engine.config.ByteSize;
 import io.shale.ops.Directories;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -18,11 +17,14 @@ import java.util.Locale;
  * The seed benchmark ({@code ops/bin/seed-bench}): the seed's before/after table on Shale's engine,
  * side by side with RocksDB. Each configuration runs in its own JVM ({@link SeedRun}) inside a
  * memory-limited cgroup, one after the other, on the same data and request streams; this process
- * relays their progress, then writes the report ({@link SeedReport}) and the plot
- * ({@link LatencyPlot}).
+ * relays their progress, then writes the report ({@link SeedReport}) and the plot ({@link
+ * LatencyPlot}).
  */
 public final class SeedBench {
-  static final String USAGE = """
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SeedBench.class);
+
+  static final String USAGE =
+      """
       usage: seed-bench [options]
         --quick                 a run of under a minute, not memory-limited, heap 256MiB (what CI runs)
         --memory SIZE           memory limit of each engine's process, page cache included (512MiB)
@@ -64,8 +66,8 @@ public final class SeedBench {
         return;
       }
     } catch (IllegalArgumentException e) {
-      System.err.println("seed-bench: " + e.getMessage());
-      System.err.println(USAGE);
+      LOG.error("seed-bench: " + e.getMessage());
+      System.out.println(USAGE);
       System.exit(2);
       return;
     }
@@ -83,9 +85,10 @@ public final class SeedBench {
         case "--memory" -> memory = ByteSize.parse("--memory", need(a, ++i, "--memory"));
         case "--heap" -> heap = ByteSize.parse("--heap", need(a, ++i, "--heap"));
         case "--data-ratio" -> dataRatio = positive("--data-ratio", need(a, ++i, "--data-ratio"));
-        case "--warmup-seconds" -> warmupSeconds = (int) nonNegative("--warmup-seconds",
-            need(a, ++i, "--warmup-seconds"));
-        case "--mixed-seconds" -> mixedSeconds = (int) positive("--mixed-seconds", need(a, ++i, "--mixed-seconds"));
+        case "--warmup-seconds" ->
+            warmupSeconds = (int) nonNegative("--warmup-seconds", need(a, ++i, "--warmup-seconds"));
+        case "--mixed-seconds" ->
+            mixedSeconds = (int) positive("--mixed-seconds", need(a, ++i, "--mixed-seconds"));
         case "--threads" -> threads = (int) positive("--threads", need(a, ++i, "--threads"));
         case "--seed" -> seed = Long.parseLong(need(a, ++i, "--seed"));
         case "--configs" -> {
@@ -116,8 +119,12 @@ public final class SeedBench {
       }
     }
     if (!quick && heap + (64L << 20) > memory) {
-      throw new IllegalArgumentException("--heap " + ByteSize.format(heap)
-          + " leaves no room in --memory " + ByteSize.format(memory) + " for the page cache");
+      throw new IllegalArgumentException(
+          "--heap "
+              + ByteSize.format(heap)
+              + " leaves no room in --memory "
+              + ByteSize.format(memory)
+              + " for the page cache");
     }
     return true;
   }
@@ -158,12 +165,20 @@ public final class SeedBench {
     long dataBytes = quick ? 48L << 20 : (long) (dataRatio * memory);
     long keys = keysFor(dataBytes, seed);
     Files.createDirectories(out);
-    String limitText = cgroup ? ByteSize.format(memory) + " (heap " + ByteSize.format(heap) + ")"
-        : "none";
-    System.out.printf(Locale.ROOT, "seed-bench: %s run, %,d keys (%s of keys and values), memory "
-        + "limit %s, warm-up %d s, mixed phase %d s x %d threads, configurations %s%n",
-        quick ? "quick" : "full", keys, ByteSize.format(dataBytes), limitText, warmupSeconds,
-        mixedSeconds, threads, configs);
+    String limitText =
+        cgroup ? ByteSize.format(memory) + " (heap " + ByteSize.format(heap) + ")" : "none";
+    System.out.printf(
+        Locale.ROOT,
+        "seed-bench: %s run, %,d keys (%s of keys and values), memory "
+            + "limit %s, warm-up %d s, mixed phase %d s x %d threads, configurations %s%n",
+        quick ? "quick" : "full",
+        keys,
+        ByteSize.format(dataBytes),
+        limitText,
+        warmupSeconds,
+        mixedSeconds,
+        threads,
+        configs);
     List<RunResult> results = new ArrayList<>();
     String memoryNote = quick ? "not memory-limited (--quick)" : "not memory-limited (--no-cgroup)";
     for (SeedConfig c : configs) {
@@ -172,17 +187,27 @@ public final class SeedBench {
       Directories.deleteRecursively(data);
       Directories.deleteRecursively(dir);
       Files.createDirectories(data);
-      List<String> cmd = new ArrayList<>(List.of(javaBinary(), "-Xms" + heap, "-Xmx" + heap,
-          "-XX:-UsePerfData"));
+      List<String> cmd =
+          new ArrayList<>(List.of(javaBinary(), "-Xms" + heap, "-Xmx" + heap, "-XX:-UsePerfData"));
       // For profiling, e.g. SEED_BENCH_CHILD_OPTS="-XX:StartFlightRecording=filename=/tmp/x.jfr"
       String childOpts = System.getenv("SEED_BENCH_CHILD_OPTS");
       if (childOpts != null && !childOpts.isBlank()) {
         cmd.addAll(List.of(childOpts.trim().replace("{config}", c.slug()).split("\\s+")));
       }
-      cmd.addAll(List.of("-cp", System.getProperty("java.class.path"),
-          SeedRun.class.getName(), c.slug(), data.toString(), dir.toString(), Long.toString(keys),
-          Integer.toString(warmupSeconds), Integer.toString(mixedSeconds), Integer.toString(threads), Long.toString(seed),
-          quick ? "quick" : "full"));
+      cmd.addAll(
+          List.of(
+              "-cp",
+              System.getProperty("java.class.path"),
+              SeedRun.class.getName(),
+              c.slug(),
+              data.toString(),
+              dir.toString(),
+              Long.toString(keys),
+              Integer.toString(warmupSeconds),
+              Integer.toString(mixedSeconds),
+              Integer.toString(threads),
+              Long.toString(seed),
+              quick ? "quick" : "full"));
       MemoryCgroup group = null;
       if (cgroup) {
         MemoryCgroup.Result r = MemoryCgroup.create("shale-seed-bench-" + c.slug(), memory);
@@ -191,9 +216,13 @@ public final class SeedBench {
           memoryNote = "not memory-limited: " + r.description();
         } else {
           group = r.group().get();
-          memoryNote = "each engine's process in its own " + (r.description().contains("v2")
-              ? "cgroup v2" : "cgroup v1") + " memory group limited to " + ByteSize.format(memory)
-              + ", page cache included; JVM heap " + ByteSize.format(heap);
+          memoryNote =
+              "each engine's process in its own "
+                  + (r.description().contains("v2") ? "cgroup v2" : "cgroup v1")
+                  + " memory group limited to "
+                  + ByteSize.format(memory)
+                  + ", page cache included; JVM heap "
+                  + ByteSize.format(heap);
           cmd = group.wrap(cmd);
         }
       }
@@ -202,9 +231,11 @@ public final class SeedBench {
         Process p = new ProcessBuilder(cmd).inheritIO().start();
         exit = p.waitFor();
         if (exit != 0) {
-          String why = group != null && group.oomKilled()
-              ? " (killed by the memory limit of " + ByteSize.format(memory) + ")" : "";
-          System.err.println("seed-bench: " + c.label() + " failed with exit code " + exit + why);
+          String why =
+              group != null && group.oomKilled()
+                  ? " (killed by the memory limit of " + ByteSize.format(memory) + ")"
+                  : "";
+          LOG.error("seed-bench: " + c.label() + " failed with exit code " + exit + why);
           return 1;
         }
         RunResult r = RunResult.read(dir.resolve("result.properties"));
@@ -218,20 +249,35 @@ public final class SeedBench {
         }
       }
     }
-    SeedReport report = new SeedReport(results, new SeedReport.Setup(quick, keys, dataBytes,
-        memoryNote, warmupSeconds, mixedSeconds, threads, seed, System.getProperty("shale.ops.revision", "unknown")));
+    SeedReport report =
+        new SeedReport(
+            results,
+            new SeedReport.Setup(
+                quick,
+                keys,
+                dataBytes,
+                memoryNote,
+                warmupSeconds,
+                mixedSeconds,
+                threads,
+                seed,
+                System.getProperty("shale.ops.revision", "unknown")));
     Files.writeString(out.resolve("seed-bench.md"), report.markdown());
     Files.writeString(out.resolve("seed-bench.csv"), report.csv());
     LatencyPlot.write(out.resolve("seed-bench.png"), out, configs);
     System.out.println();
     System.out.println(report.markdown());
-    System.out.println("seed-bench: wrote " + out.resolve("seed-bench.md") + ", "
-        + out.resolve("seed-bench.csv") + " and " + out.resolve("seed-bench.png"));
+    System.out.println(
+        "seed-bench: wrote "
+            + out.resolve("seed-bench.md")
+            + ", "
+            + out.resolve("seed-bench.csv")
+            + " and "
+            + out.resolve("seed-bench.png"));
     return 0;
   }
 
   private static String javaBinary() {
     return Paths.get(System.getProperty("java.home"), "bin", "java").toString();
   }
-
 }

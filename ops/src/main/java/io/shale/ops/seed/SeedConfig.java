@@ -10,7 +10,10 @@ import java.nio.file.Path;
 
 /** The three configurations the seed benchmark compares, in the order it runs them. */
 public enum SeedConfig {
-  /** The seed's "before": no blob separation, 10 bits/key everywhere, size-only picker, no backpressure. */
+  /**
+   * The seed's "before": no blob separation, 10 bits/key everywhere, size-only picker, no
+   * backpressure.
+   */
   BEFORE("before", "Shale before"),
   /** The seed's settings, which are Shale's defaults. */
   AFTER("after", "Shale after"),
@@ -39,7 +42,8 @@ public enum SeedConfig {
         return c;
       }
     }
-    throw new IllegalArgumentException("unknown configuration '" + s + "' (before, after, rocksdb)");
+    throw new IllegalArgumentException(
+        "unknown configuration '" + s + "' (before, after, rocksdb)");
   }
 
   /** Shale's options for this configuration at {@code scale}; only for BEFORE and AFTER. */
@@ -47,25 +51,41 @@ public enum SeedConfig {
     EngineOptions defaults = EngineOptions.defaults();
     CompactionOptions c = defaults.compaction();
     BlobOptions b = defaults.blob();
-    EngineOptions after = defaults
-        .withMemtableSize(scale.memtableBytes())
-        .withBlockCache(scale.blockCacheBytes())
-        .withCompaction(new CompactionOptions(c.level0FileNumCompactionTrigger(), c.levelMultiplier(),
-            scale.levelBaseBytes(), scale.targetFileBytes(), c.numLevels(), c.threads(), c.score()))
-        .withBlob(new BlobOptions(b.enabled(), b.minValueSizeBytes(), b.gcThresholdRatio(),
-            scale.blobFileBytes(), b.scanReadaheadBytes()));
+    EngineOptions after =
+        defaults
+            .withMemtableSize(scale.memtableBytes())
+            .withBlockCache(scale.blockCacheBytes())
+            .withCompaction(
+                new CompactionOptions(
+                    c.level0FileNumCompactionTrigger(),
+                    c.levelMultiplier(),
+                    scale.levelBaseBytes(),
+                    scale.targetFileBytes(),
+                    c.numLevels(),
+                    c.threads(),
+                    c.score()))
+            .withBlob(
+                new BlobOptions(
+                    b.enabled(),
+                    b.minValueSizeBytes(),
+                    b.gcThresholdRatio(),
+                    scale.blobFileBytes(),
+                    b.scanReadaheadBytes()));
     return switch (this) {
       case AFTER -> after;
-      case BEFORE -> after
-          .withBlob(BlobOptions.disabled())
-          .withBloom(BloomPolicy.uniform(10))
-          .withCompaction(after.compaction().withScore(CompactionScore.SIZE_ONLY))
-          .withWritePressure(WritePressureOptions.DEFAULT.disabled());
+      case BEFORE ->
+          after
+              .withBlob(BlobOptions.disabled())
+              .withBloom(BloomPolicy.uniform(10))
+              .withCompaction(after.compaction().withScore(CompactionScore.SIZE_ONLY))
+              .withWritePressure(WritePressureOptions.DEFAULT.disabled());
       case ROCKSDB -> throw new IllegalStateException("RocksDB has no Shale options");
     };
   }
 
   SeedStore open(Path dir, BenchScale scale) throws Exception {
-    return this == ROCKSDB ? new RocksSeedStore(dir, scale) : new ShaleSeedStore(dir, shaleOptions(scale));
+    return this == ROCKSDB
+        ? new RocksSeedStore(dir, scale)
+        : new ShaleSeedStore(dir, shaleOptions(scale));
   }
 }

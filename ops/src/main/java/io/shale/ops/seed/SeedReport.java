@@ -10,38 +10,64 @@ import java.util.function.ToDoubleFunction;
 /** The seed benchmark's table (markdown and CSV) and its targets, from the runs' results. */
 final class SeedReport {
   /** How the run was set up, for the report's header. */
-  record Setup(boolean quick, long keys, long dataBytes, String memory, int warmupSeconds,
-      int mixedSeconds, int threads, long seed, String revision) {}
+  record Setup(
+      boolean quick,
+      long keys,
+      long dataBytes,
+      String memory,
+      int warmupSeconds,
+      int mixedSeconds,
+      int threads,
+      long seed,
+      String revision) {}
 
-  private enum Unit { MS, COUNT, RATE, GIB_PER_HOUR, MIB, RATIO, PERCENT, TABLES }
+  private enum Unit {
+    MS,
+    COUNT,
+    RATE,
+    GIB_PER_HOUR,
+    MIB,
+    RATIO,
+    PERCENT,
+    TABLES
+  }
 
   private record Metric(String name, Unit unit, ToDoubleFunction<RunResult> value) {}
 
-  private static final List<Metric> METRICS = List.of(
-      new Metric("Read P50", Unit.MS, r -> r.readP50Us()),
-      new Metric("Read P99 (no compaction)", Unit.MS, r -> r.readP99OutsideCompactionUs()),
-      new Metric("Read P99 (during compaction)", Unit.MS, r -> r.readP99DuringCompactionUs()),
-      new Metric("Write P99", Unit.MS, r -> r.writeP99Us()),
-      new Metric("Bytes compacted per hour", Unit.GIB_PER_HOUR, RunResult::compactedPerHour),
-      new Metric("RAM for Bloom filters", Unit.MIB, r -> r.bloomBytes()),
-      new Metric("WriteThrottled errors", Unit.COUNT, r -> r.throttled()),
-      new Metric("Throughput (ops/s)", Unit.RATE, RunResult::throughput),
-      new Metric("Write amplification", Unit.RATIO, RunResult::writeAmplification),
-      new Metric("Space amplification", Unit.RATIO, RunResult::spaceAmplification),
-      new Metric("SSTables touched per point read, tombstone-heavy ranges", Unit.TABLES,
-          r -> r.hotTablesTouched()),
-      new Metric("SSTables probed (filter checked) per point read, same ranges", Unit.TABLES,
-          r -> r.hotTablesProbed()),
-      new Metric("SSTables touched per point read, all keys", Unit.TABLES, r -> r.allTablesTouched()),
-      new Metric("Read P99 (all)", Unit.MS, r -> r.readP99Us()),
-      new Metric("Read P99.9 (all)", Unit.MS, r -> r.readP999Us()),
-      new Metric("Scan P99 (10-100 keys)", Unit.MS, r -> r.scanP99Us()),
-      new Metric("Time with a compaction running", Unit.PERCENT, r -> r.compactionShare()),
-      new Metric("Compaction intervals in the mixed phase", Unit.COUNT, r -> r.compactionIntervals()),
-      new Metric("Write stall/delay time", Unit.MS, r -> r.stallMicros()),
-      new Metric("Load rate (MiB/s)", Unit.RATE, r -> (r.loadBytes() / 1048576.0) / r.loadSeconds()),
-      new Metric("Memory peak, page cache included", Unit.MIB, r -> r.memoryPeak()),
-      new Metric("Resident memory at the end (heap and native)", Unit.MIB, r -> r.residentBytes()));
+  private static final List<Metric> METRICS =
+      List.of(
+          new Metric("Read P50", Unit.MS, r -> r.readP50Us()),
+          new Metric("Read P99 (no compaction)", Unit.MS, r -> r.readP99OutsideCompactionUs()),
+          new Metric("Read P99 (during compaction)", Unit.MS, r -> r.readP99DuringCompactionUs()),
+          new Metric("Write P99", Unit.MS, r -> r.writeP99Us()),
+          new Metric("Bytes compacted per hour", Unit.GIB_PER_HOUR, RunResult::compactedPerHour),
+          new Metric("RAM for Bloom filters", Unit.MIB, r -> r.bloomBytes()),
+          new Metric("WriteThrottled errors", Unit.COUNT, r -> r.throttled()),
+          new Metric("Throughput (ops/s)", Unit.RATE, RunResult::throughput),
+          new Metric("Write amplification", Unit.RATIO, RunResult::writeAmplification),
+          new Metric("Space amplification", Unit.RATIO, RunResult::spaceAmplification),
+          new Metric(
+              "SSTables touched per point read, tombstone-heavy ranges",
+              Unit.TABLES,
+              r -> r.hotTablesTouched()),
+          new Metric(
+              "SSTables probed (filter checked) per point read, same ranges",
+              Unit.TABLES,
+              r -> r.hotTablesProbed()),
+          new Metric(
+              "SSTables touched per point read, all keys", Unit.TABLES, r -> r.allTablesTouched()),
+          new Metric("Read P99 (all)", Unit.MS, r -> r.readP99Us()),
+          new Metric("Read P99.9 (all)", Unit.MS, r -> r.readP999Us()),
+          new Metric("Scan P99 (10-100 keys)", Unit.MS, r -> r.scanP99Us()),
+          new Metric("Time with a compaction running", Unit.PERCENT, r -> r.compactionShare()),
+          new Metric(
+              "Compaction intervals in the mixed phase", Unit.COUNT, r -> r.compactionIntervals()),
+          new Metric("Write stall/delay time", Unit.MS, r -> r.stallMicros()),
+          new Metric(
+              "Load rate (MiB/s)", Unit.RATE, r -> (r.loadBytes() / 1048576.0) / r.loadSeconds()),
+          new Metric("Memory peak, page cache included", Unit.MIB, r -> r.memoryPeak()),
+          new Metric(
+              "Resident memory at the end (heap and native)", Unit.MIB, r -> r.residentBytes()));
 
   private final List<RunResult> results;
   private final Setup setup;
@@ -74,12 +100,21 @@ final class SeedReport {
 
   String markdown() {
     StringBuilder b = new StringBuilder();
-    b.append(String.format(Locale.ROOT, "Seed benchmark, %s run, engine revision %s: %,d keys "
-        + "(%s of keys and values loaded), %s; %d s of unmeasured warm-up, then a mixed phase of "
-        + "%d s with %d client threads, seed %d.%n%n",
-        setup.quick() ? "quick" : "full", setup.revision(), setup.keys(),
-        ByteSize.format(setup.dataBytes()), setup.memory(), setup.warmupSeconds(),
-        setup.mixedSeconds(), setup.threads(), setup.seed()));
+    b.append(
+        String.format(
+            Locale.ROOT,
+            "Seed benchmark, %s run, engine revision %s: %,d keys "
+                + "(%s of keys and values loaded), %s; %d s of unmeasured warm-up, then a mixed phase of "
+                + "%d s with %d client threads, seed %d.%n%n",
+            setup.quick() ? "quick" : "full",
+            setup.revision(),
+            setup.keys(),
+            ByteSize.format(setup.dataBytes()),
+            setup.memory(),
+            setup.warmupSeconds(),
+            setup.mixedSeconds(),
+            setup.threads(),
+            setup.seed()));
     Optional<RunResult> before = of(SeedConfig.BEFORE);
     Optional<RunResult> after = of(SeedConfig.AFTER);
     Optional<RunResult> rocks = of(SeedConfig.ROCKSDB);
@@ -90,7 +125,8 @@ final class SeedReport {
     boolean vsBefore = before.isPresent() && after.isPresent();
     boolean vsRocks = rocks.isPresent() && after.isPresent();
     b.append(vsBefore ? " after / before |" : "").append(vsRocks ? " after / RocksDB |" : "");
-    b.append("\n|---|").append("---:|".repeat(results.size() + (vsBefore ? 1 : 0) + (vsRocks ? 1 : 0)))
+    b.append("\n|---|")
+        .append("---:|".repeat(results.size() + (vsBefore ? 1 : 0) + (vsRocks ? 1 : 0)))
         .append('\n');
     for (Metric m : METRICS) {
       b.append("| ").append(m.name()).append(" |");
@@ -102,12 +138,16 @@ final class SeedReport {
         b.append(" |");
       }
       if (vsBefore) {
-        b.append(' ').append(ratio(m.value().applyAsDouble(after.get()),
-            m.value().applyAsDouble(before.get()))).append(" |");
+        b.append(' ')
+            .append(
+                ratio(m.value().applyAsDouble(after.get()), m.value().applyAsDouble(before.get())))
+            .append(" |");
       }
       if (vsRocks) {
-        b.append(' ').append(ratio(m.value().applyAsDouble(after.get()),
-            m.value().applyAsDouble(rocks.get()))).append(" |");
+        b.append(' ')
+            .append(
+                ratio(m.value().applyAsDouble(after.get()), m.value().applyAsDouble(rocks.get())))
+            .append(" |");
       }
       b.append('\n');
     }
@@ -115,44 +155,84 @@ final class SeedReport {
     if (!targets.isEmpty()) {
       b.append("\n| Target | Measured | Met |\n|---|---:|:---:|\n");
       for (String[] t : targets) {
-        b.append("| ").append(t[0]).append(" | ").append(t[1]).append(" | ").append(t[2]).append(" |\n");
+        b.append("| ")
+            .append(t[0])
+            .append(" | ")
+            .append(t[1])
+            .append(" | ")
+            .append(t[2])
+            .append(" |\n");
       }
     }
     return b.toString();
   }
 
   /** The targets: {description, measured, yes/no}. */
-  private static List<String[]> targets(Optional<RunResult> before, Optional<RunResult> after,
-      Optional<RunResult> rocks) {
+  private static List<String[]> targets(
+      Optional<RunResult> before, Optional<RunResult> after, Optional<RunResult> rocks) {
     List<String[]> t = new ArrayList<>();
     if (before.isPresent() && after.isPresent()) {
       RunResult b = before.get();
       RunResult a = after.get();
-      lowerBy(t, "after vs before: read P99 during compaction at least 3x lower",
-          b.readP99DuringCompactionUs(), a.readP99DuringCompactionUs(), 3, Unit.MS);
-      lowerBy(t, "after vs before: bytes compacted at least 3x fewer", b.compactedPerHour(),
-          a.compactedPerHour(), 3, Unit.GIB_PER_HOUR);
-      lowerBy(t, "after vs before: SSTables touched per point read on tombstone-heavy ranges at most half",
-          b.hotTablesTouched(), a.hotTablesTouched(), 2, Unit.TABLES);
+      lowerBy(
+          t,
+          "after vs before: read P99 during compaction at least 3x lower",
+          b.readP99DuringCompactionUs(),
+          a.readP99DuringCompactionUs(),
+          3,
+          Unit.MS);
+      lowerBy(
+          t,
+          "after vs before: bytes compacted at least 3x fewer",
+          b.compactedPerHour(),
+          a.compactedPerHour(),
+          3,
+          Unit.GIB_PER_HOUR);
+      lowerBy(
+          t,
+          "after vs before: SSTables touched per point read on tombstone-heavy ranges at most half",
+          b.hotTablesTouched(),
+          a.hotTablesTouched(),
+          2,
+          Unit.TABLES);
     }
     if (rocks.isPresent() && after.isPresent()) {
       RunResult r = rocks.get();
       RunResult a = after.get();
       double tp = a.throughput() / r.throughput();
-      t.add(new String[] {"after vs RocksDB: throughput at least 1.0x",
-          String.format(Locale.ROOT, "%.2fx", tp), tp >= 1.0 ? "yes" : "no"});
-      lowerBy(t, "after vs RocksDB: read P99 during compaction at most 1.0x",
-          r.readP99DuringCompactionUs(), a.readP99DuringCompactionUs(), 1, Unit.MS);
-      lowerBy(t, "after vs RocksDB: write amplification at most 1.0x", r.writeAmplification(),
-          a.writeAmplification(), 1, Unit.RATIO);
+      t.add(
+          new String[] {
+            "after vs RocksDB: throughput at least 1.0x",
+            String.format(Locale.ROOT, "%.2fx", tp),
+            tp >= 1.0 ? "yes" : "no"
+          });
+      lowerBy(
+          t,
+          "after vs RocksDB: read P99 during compaction at most 1.0x",
+          r.readP99DuringCompactionUs(),
+          a.readP99DuringCompactionUs(),
+          1,
+          Unit.MS);
+      lowerBy(
+          t,
+          "after vs RocksDB: write amplification at most 1.0x",
+          r.writeAmplification(),
+          a.writeAmplification(),
+          1,
+          Unit.RATIO);
     }
     return t;
   }
 
-  private static void lowerBy(List<String[]> t, String what, double reference, double measured,
-      double factor, Unit unit) {
-    String m = (reference == 0 ? "-" : String.format(Locale.ROOT, "%.2fx", measured / reference))
-        + " (" + format(unit, measured) + " vs " + format(unit, reference) + ")";
+  private static void lowerBy(
+      List<String[]> t, String what, double reference, double measured, double factor, Unit unit) {
+    String m =
+        (reference == 0 ? "-" : String.format(Locale.ROOT, "%.2fx", measured / reference))
+            + " ("
+            + format(unit, measured)
+            + " vs "
+            + format(unit, reference)
+            + ")";
     t.add(new String[] {what, m, measured * factor <= reference ? "yes" : "no"});
   }
 
@@ -166,12 +246,13 @@ final class SeedReport {
       b.append('"').append(m.name()).append("\",").append(m.unit().name().toLowerCase(Locale.ROOT));
       for (RunResult r : results) {
         double v = m.value().applyAsDouble(r);
-        v = switch (m.unit()) {
-          case MS -> v / 1000;
-          case GIB_PER_HOUR -> v / (1L << 30);
-          case MIB -> v / (1L << 20);
-          default -> v;
-        };
+        v =
+            switch (m.unit()) {
+              case MS -> v / 1000;
+              case GIB_PER_HOUR -> v / (1L << 30);
+              case MIB -> v / (1L << 20);
+              default -> v;
+            };
         b.append(',').append(String.format(Locale.ROOT, "%.4f", v));
       }
       b.append('\n');

@@ -15,14 +15,14 @@ import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
 /**
- * One configuration's run of the seed benchmark, in its own JVM (so that {@link SeedBench} can
- * hold it to a memory limit): load, settle, the timed mixed phase, then single-threaded probes.
- * Writes {@code result.properties}, {@code seconds.csv} (one row per second of the mixed phase)
- * and {@code compactions.csv} (intervals with a compaction running) into its output directory.
+ * One configuration's run of the seed benchmark, in its own JVM (so that {@link SeedBench} can hold
+ * it to a memory limit): load, settle, the timed mixed phase, then single-threaded probes. Writes
+ * {@code result.properties}, {@code seconds.csv} (one row per second of the mixed phase) and {@code
+ * compactions.csv} (intervals with a compaction running) into its output directory.
  *
  * <p>Arguments: {@code config dataDir outDir keys warmupSeconds mixedSeconds threads seed
- * full|quick}. The warm-up runs the same mix on other request streams before the timed phase and
- * is not measured: it fills the caches and the JIT after the load, as a running store has them.
+ * full|quick}. The warm-up runs the same mix on other request streams before the timed phase and is
+ * not measured: it fills the caches and the JIT after the load, as a running store has them.
  */
 public final class SeedRun {
   private static final long MAX_LATENCY_NANOS = 120_000_000_000L;
@@ -39,8 +39,10 @@ public final class SeedRun {
   private final long seed;
   private final BenchScale scale;
   private final ValueSource values;
+
   /** Live value size of each initial key (-1 once deleted); guarded by the key's stripe lock. */
   private final int[] liveSizes;
+
   private final Object[] stripes = new Object[LOCK_STRIPES];
   private final LongAdder insertedBytes = new LongAdder();
   private final LongAdder userBytes = new LongAdder();
@@ -65,8 +67,9 @@ public final class SeedRun {
 
   public static void main(String[] args) throws Exception {
     if (args.length != 9) {
-      System.err.println("usage: SeedRun config dataDir outDir keys warmupSeconds mixedSeconds "
-          + "threads seed full|quick");
+      System.out.println(
+          "usage: SeedRun config dataDir outDir keys warmupSeconds mixedSeconds "
+              + "threads seed full|quick");
       System.exit(2);
     }
     new SeedRun(args).run();
@@ -75,8 +78,12 @@ public final class SeedRun {
   }
 
   private void log(String format, Object... args) {
-    System.out.printf(Locale.ROOT, "[%-7s %6.1fs] %s%n", config.slug(),
-        (System.nanoTime() - started) / 1e9, String.format(Locale.ROOT, format, args));
+    System.out.printf(
+        Locale.ROOT,
+        "[%-7s %6.1fs] %s%n",
+        config.slug(),
+        (System.nanoTime() - started) / 1e9,
+        String.format(Locale.ROOT, format, args));
   }
 
   private void run() throws Exception {
@@ -86,14 +93,16 @@ public final class SeedRun {
       long t0 = System.nanoTime();
       long loadBytes = load(store);
       double loadSeconds = (System.nanoTime() - t0) / 1e9;
-      log("load: %,d keys, %,d MiB in %.1f s (%.1f MiB/s); %s", keys, loadBytes >> 20, loadSeconds,
-          (loadBytes >> 20) / loadSeconds, store.shape());
+      log(
+          "load: %,d keys, %,d MiB in %.1f s (%.1f MiB/s); %s",
+          keys, loadBytes >> 20, loadSeconds, (loadBytes >> 20) / loadSeconds, store.shape());
       // Settle: every configuration starts the mixed phase with no compaction debt from the load.
       t0 = System.nanoTime();
       boolean settled = store.settle(Duration.ofSeconds(scale == BenchScale.QUICK ? 20 : 180));
       double settleSeconds = (System.nanoTime() - t0) / 1e9;
-      log("settle: %s after %.1f s; %s", settled ? "idle" : "still compacting", settleSeconds,
-          store.shape());
+      log(
+          "settle: %s after %.1f s; %s",
+          settled ? "idle" : "still compacting", settleSeconds, store.shape());
       // Warm-up, then the timed mixed phase.
       if (warmupSeconds > 0) {
         new Mixed(store, warmupSeconds, false).run();
@@ -111,20 +120,50 @@ public final class SeedRun {
       SeedWorkload w = new SeedWorkload(keys, seed);
       Probe hot = probe(store, w, true);
       Probe all = probe(store, w, false);
-      log("probe: hot ranges %.2f tables touched (%.2f probed) per read, all keys %.2f; %,d values checked",
+      log(
+          "probe: hot ranges %.2f tables touched (%.2f probed) per read, all keys %.2f; %,d values checked",
           hot.touched, hot.probed, all.touched, hot.checked + all.checked);
       ProcIo ioEnd = ProcIo.now();
-      RunResult r = new RunResult(config.slug(), keys, loadBytes, loadSeconds, settled,
-          settleSeconds, m.seconds, m.ops.sum(), m.readsTotal.getTotalCount(), m.misses.sum(),
-          m.scansTotal.getTotalCount(), m.writesTotal.getTotalCount(),
-          micros(m.readsTotal, 50), micros(m.readsTotal, 99), micros(m.readsTotal, 99.9),
-          micros(m.readsOutsideTotal, 99), micros(m.readsDuringTotal, 99),
-          m.readsDuringTotal.getTotalCount(), micros(m.scansTotal, 99), micros(m.writesTotal, 99),
-          (double) m.pollsCompacting / Math.max(1, m.polls), m.intervals.size(),
-          after.compactedBytes() - before.compactedBytes(), after.bloomBytes(), after.throttled(),
-          after.stallMicros(), userBytes.sum(), ioEnd.written(), ioAfter.bytesRead() - ioBefore.bytesRead(),
-          diskBytes, liveBytes(), hot.touched, hot.probed, all.touched, hot.checked + all.checked,
-          residentBytes, 0, 0);
+      RunResult r =
+          new RunResult(
+              config.slug(),
+              keys,
+              loadBytes,
+              loadSeconds,
+              settled,
+              settleSeconds,
+              m.seconds,
+              m.ops.sum(),
+              m.readsTotal.getTotalCount(),
+              m.misses.sum(),
+              m.scansTotal.getTotalCount(),
+              m.writesTotal.getTotalCount(),
+              micros(m.readsTotal, 50),
+              micros(m.readsTotal, 99),
+              micros(m.readsTotal, 99.9),
+              micros(m.readsOutsideTotal, 99),
+              micros(m.readsDuringTotal, 99),
+              m.readsDuringTotal.getTotalCount(),
+              micros(m.scansTotal, 99),
+              micros(m.writesTotal, 99),
+              (double) m.pollsCompacting / Math.max(1, m.polls),
+              m.intervals.size(),
+              after.compactedBytes() - before.compactedBytes(),
+              after.bloomBytes(),
+              after.throttled(),
+              after.stallMicros(),
+              userBytes.sum(),
+              ioEnd.written(),
+              ioAfter.bytesRead() - ioBefore.bytesRead(),
+              diskBytes,
+              liveBytes(),
+              hot.touched,
+              hot.probed,
+              all.touched,
+              hot.checked + all.checked,
+              residentBytes,
+              0,
+              0);
       r.write(outDir.resolve("result.properties"));
       m.writeIntervals(outDir.resolve("compactions.csv"));
     }
@@ -161,14 +200,20 @@ public final class SeedRun {
       v[inBatch] = values.value(n, 0, size);
       bytes += SeedWorkload.KEY_BYTES + size;
       if (++inBatch == LOAD_BATCH || i == keys - 1) {
-        store.putAll(inBatch == LOAD_BATCH ? k : java.util.Arrays.copyOf(k, inBatch),
+        store.putAll(
+            inBatch == LOAD_BATCH ? k : java.util.Arrays.copyOf(k, inBatch),
             inBatch == LOAD_BATCH ? v : java.util.Arrays.copyOf(v, inBatch));
         inBatch = 0;
       }
       long now = System.nanoTime();
       if (now - lastLog > 5_000_000_000L) {
-        log("load: %,d of %,d keys, %,d MiB, %.1f MiB/s, L0 %d files", i + 1, keys, bytes >> 20,
-            ((bytes - lastBytes) >> 20) / ((now - lastLog) / 1e9), store.level0Files());
+        log(
+            "load: %,d of %,d keys, %,d MiB, %.1f MiB/s, L0 %d files",
+            i + 1,
+            keys,
+            bytes >> 20,
+            ((bytes - lastBytes) >> 20) / ((now - lastLog) / 1e9),
+            store.level0Files());
         lastLog = now;
         lastBytes = bytes;
       }
@@ -209,8 +254,10 @@ public final class SeedRun {
     final Histogram writesTotal = new Histogram(MAX_LATENCY_NANOS, 3);
     final LongAdder ops = new LongAdder();
     final LongAdder misses = new LongAdder();
+
     /** [start, end) milliseconds into the phase during which a compaction ran. */
     final List<long[]> intervals = new ArrayList<>();
+
     long polls;
     long pollsCompacting;
     double seconds;
@@ -219,6 +266,7 @@ public final class SeedRun {
     private volatile Throwable failure;
     private long phaseStart;
     private final int length;
+
     /** False for the warm-up: other request streams, nothing written, logged as warm-up. */
     private final boolean timed;
 
@@ -247,7 +295,8 @@ public final class SeedRun {
       poller.start();
       Path csvFile = outDir.resolve(timed ? "seconds.csv" : "warmup-seconds.csv");
       try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(csvFile))) {
-        csv.println("second,ops,reads,read_p50_us,read_p99_us,write_p99_us,compacting_share,level0_files");
+        csv.println(
+            "second,ops,reads,read_p50_us,read_p99_us,write_p99_us,compacting_share,level0_files");
         long next = phaseStart;
         long lastOps = 0;
         long lastPolls = 0;
@@ -271,12 +320,27 @@ public final class SeedRun {
           }
           double share = p == lastPolls ? 0 : (double) (pc - lastCompacting) / (p - lastPolls);
           int l0 = store.level0Files();
-          csv.printf(Locale.ROOT, "%d,%d,%d,%.1f,%.1f,%.1f,%.2f,%d%n", second, o - lastOps,
-              r.getTotalCount(), micros(r, 50), micros(r, 99), micros(w, 99), share, l0);
+          csv.printf(
+              Locale.ROOT,
+              "%d,%d,%d,%.1f,%.1f,%.1f,%.2f,%d%n",
+              second,
+              o - lastOps,
+              r.getTotalCount(),
+              micros(r, 50),
+              micros(r, 99),
+              micros(w, 99),
+              share,
+              l0);
           if (second % 5 == 0 || second == length) {
-            log("%s: %3d/%d s, %,8.0f ops/s, read p99 %.2f ms, compacting %3.0f%%, L0 %d files",
-                timed ? "mixed" : "warm-up", second, length, (o - lastOps) * 1.0, micros(r, 99) / 1000,
-                share * 100, l0);
+            log(
+                "%s: %3d/%d s, %,8.0f ops/s, read p99 %.2f ms, compacting %3.0f%%, L0 %d files",
+                timed ? "mixed" : "warm-up",
+                second,
+                length,
+                (o - lastOps) * 1.0,
+                micros(r, 99) / 1000,
+                share * 100,
+                l0);
           }
           lastOps = o;
           lastPolls = p;
@@ -429,8 +493,10 @@ public final class SeedRun {
       }
       byte[] v = store.get(SeedWorkload.key(k));
       int expected = liveSizes[(int) k];
-      String wrong = v == null ? (expected < 0 ? null : "key " + k + " is missing")
-          : expected < 0 ? "deleted key " + k + " was found" : ValueSource.check(k, v);
+      String wrong =
+          v == null
+              ? (expected < 0 ? null : "key " + k + " is missing")
+              : expected < 0 ? "deleted key " + k + " was found" : ValueSource.check(k, v);
       if (wrong == null && v != null && v.length != expected) {
         wrong = "key " + k + " has a " + v.length + "-byte value, the last write was " + expected;
       }
@@ -440,8 +506,10 @@ public final class SeedRun {
       checked++;
     }
     SeedStore.Counters c1 = store.counters();
-    return new Probe((double) (c1.filterPasses() - c0.filterPasses()) / n,
-        (double) (c1.filterProbes() - c0.filterProbes()) / n, checked);
+    return new Probe(
+        (double) (c1.filterPasses() - c0.filterPasses()) / n,
+        (double) (c1.filterProbes() - c0.filterProbes()) / n,
+        checked);
   }
 
   /** This process's resident memory (heap and native, not page cache), from /proc/self/status. */
@@ -475,7 +543,7 @@ public final class SeedRun {
             case "read_bytes" -> r = Long.parseLong(kv[1].trim());
             case "write_bytes" -> w = Long.parseLong(kv[1].trim());
             case "cancelled_write_bytes" -> c = Long.parseLong(kv[1].trim());
-            default -> { }
+            default -> {}
           }
         }
       } catch (IOException | RuntimeException e) {

@@ -55,27 +55,34 @@ interface SeedStore extends AutoCloseable {
    * @param throttled writes refused with WriteThrottled (retried by the benchmark)
    * @param stallMicros time writes were held back (Shale: delays; RocksDB: stalls)
    */
-  record Counters(long compactedBytes, long filterProbes, long filterPasses, long bloomBytes,
-      long throttled, long stallMicros) {}
+  record Counters(
+      long compactedBytes,
+      long filterProbes,
+      long filterPasses,
+      long bloomBytes,
+      long throttled,
+      long stallMicros) {}
 
   /** Bytes of every file under {@code dir}; files deleted while it looks (compaction) count 0. */
   static long diskBytes(Path dir) throws IOException {
     long[] total = new long[1];
-    Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-      @Override
-      public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
-        total[0] += attrs.isRegularFile() ? attrs.size() : 0;
-        return FileVisitResult.CONTINUE;
-      }
+    Files.walkFileTree(
+        dir,
+        new SimpleFileVisitor<>() {
+          @Override
+          public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+            total[0] += attrs.isRegularFile() ? attrs.size() : 0;
+            return FileVisitResult.CONTINUE;
+          }
 
-      @Override
-      public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
-        if (e instanceof NoSuchFileException) {
-          return FileVisitResult.CONTINUE;
-        }
-        throw e;
-      }
-    });
+          @Override
+          public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+            if (e instanceof NoSuchFileException) {
+              return FileVisitResult.CONTINUE;
+            }
+            throw e;
+          }
+        });
     return total[0];
   }
 }

@@ -8,21 +8,23 @@ import java.util.SplittableRandom;
  *
  * <ul>
  *   <li>80% point reads: 90% of them zipfian over all keys (theta 0.99, ranks scrambled over the
- *       key space), 10% uniform inside the hot ranges (to measure tables touched there);</li>
- *   <li>15% range scans of 10 to 100 keys (uniform length) from a zipfian start key;</li>
+ *       key space), 10% uniform inside the hot ranges (to measure tables touched there);
+ *   <li>15% range scans of 10 to 100 keys (uniform length) from a zipfian start key;
  *   <li>5% writes: 60% overwrites of a zipfian key, 15% inserts of new keys (appended to the key
- *       space), 25% deletes, all of them uniform inside the hot ranges.</li>
+ *       space), 25% deletes, all of them uniform inside the hot ranges.
  * </ul>
  *
  * The hot ranges are {@link #HOT_RANGES} contiguous runs of keys, each 0.5% of the initial key
- * space; deletes land only there, so the tables covering them accumulate tombstones (the seed's
- * hot tables reached about 40%). Keys are {@code user} plus 12 decimal digits, so key order is
+ * space; deletes land only there, so the tables covering them accumulate tombstones (the seed's hot
+ * tables reached about 40%). Keys are {@code user} plus 12 decimal digits, so key order is
  * key-number order and a hot range is contiguous on disk. Not thread-safe.
  */
 public final class SeedWorkload {
   public static final int HOT_RANGES = 4;
+
   /** Every key is this long: {@code user} and 12 decimal digits. */
   public static final int KEY_BYTES = 16;
+
   private static final double HOT_FRACTION = 0.005;
 
   /** What one request does. */
@@ -130,7 +132,8 @@ public final class SeedWorkload {
   public Op next() {
     double u = rnd.nextDouble();
     if (u < 0.80) {
-      return rnd.nextDouble() < 0.9 ? new Op(Kind.GET, zipfianKey(), 0, 0)
+      return rnd.nextDouble() < 0.9
+          ? new Op(Kind.GET, zipfianKey(), 0, 0)
           : new Op(Kind.GET_HOT, hotKey(), 0, 0);
     }
     if (u < 0.95) {

@@ -106,8 +106,12 @@ final class ShaleSeedStore implements SeedStore {
     }
     // File bytes, as RocksDB's COMPACT_WRITE_BYTES (compactionWritten() counts raw, uncompressed
     // key and value bytes); blob GC relocates into blob files, written uncompressed.
-    return new Counters(s.compactionBytesWritten() + s.blobGcRelocatedBytes(), probes, passes,
-        bloom, throttled.sum(),
+    return new Counters(
+        s.compactionBytesWritten() + s.blobGcRelocatedBytes(),
+        probes,
+        passes,
+        bloom,
+        throttled.sum(),
         s.writeDelayNanos() / 1000);
   }
 
@@ -127,15 +131,26 @@ final class ShaleSeedStore implements SeedStore {
     StringBuilder b = new StringBuilder();
     for (EngineStats.LevelStats l : s.levels()) {
       if (l.files() > 0) {
-        b.append("L").append(l.level()).append(' ').append(l.files()).append(" files ")
-            .append(l.bytes() >> 20).append(" MiB, ");
+        b.append("L")
+            .append(l.level())
+            .append(' ')
+            .append(l.files())
+            .append(" files ")
+            .append(l.bytes() >> 20)
+            .append(" MiB, ");
       }
     }
-    return b.append(s.blobFiles().size()).append(" blob files (")
-        .append(s.blobLiveBytes() >> 20).append(" MiB live, ")
-        .append(s.blobDeadBytes() >> 20).append(" MiB dead), ")
-        .append(s.compactions()).append(" compactions, ")
-        .append(s.blobGcRuns()).append(" blob GC runs").toString();
+    return b.append(s.blobFiles().size())
+        .append(" blob files (")
+        .append(s.blobLiveBytes() >> 20)
+        .append(" MiB live, ")
+        .append(s.blobDeadBytes() >> 20)
+        .append(" MiB dead), ")
+        .append(s.compactions())
+        .append(" compactions, ")
+        .append(s.blobGcRuns())
+        .append(" blob GC runs")
+        .toString();
   }
 
   @Override

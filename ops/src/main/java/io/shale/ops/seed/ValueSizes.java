@@ -12,8 +12,8 @@ import java.util.SplittableRandom;
  *    2%  32 KiB .. 64 KiB     log-uniform
  * </pre>
  *
- * So 10% of values are at least 8 KiB (separated into blob files under the seed's settings) and
- * 2% at least 32 KiB, as the issue asks; the mean is about 3.7 KiB (3,804 B measured over 1M draws).
+ * So 10% of values are at least 8 KiB (separated into blob files under the seed's settings) and 2%
+ * at least 32 KiB, as the issue asks; the mean is about 3.7 KiB (3,804 B measured over 1M draws).
  */
 public final class ValueSizes {
   static final int MIN = 200;

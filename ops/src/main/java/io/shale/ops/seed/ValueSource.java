@@ -49,7 +49,9 @@ final class ValueSource {
     if (got != n) {
       return "value of key " + n + " belongs to key " + got;
     }
-    return len == v.length ? null : "value of key " + n + " is " + v.length + " bytes, written as " + len;
+    return len == v.length
+        ? null
+        : "value of key " + n + " is " + v.length + " bytes, written as " + len;
   }
 
   private static long mix(long x) {

@@ -5,8 +5,8 @@ import java.util.SplittableRandom;
 /**
  * Zipfian ranks in {@code [0, n)} with exponent {@code theta} (YCSB's default 0.99), by the
  * rejection-inversion method of Hörmann and Derflinger, so that no table of n entries is needed.
- * Rank 0 is the most popular; callers scramble ranks into keys so that popular keys are spread
- * over the key space rather than clustered in one table.
+ * Rank 0 is the most popular; callers scramble ranks into keys so that popular keys are spread over
+ * the key space rather than clustered in one table.
  */
 public final class Zipfian {
   private final long n;
@@ -17,7 +17,8 @@ public final class Zipfian {
 
   public Zipfian(long n, double theta) {
     if (n < 1 || !(theta > 0) || theta == 1.0) {
-      throw new IllegalArgumentException("zipfian needs n >= 1 and theta > 0, != 1; got " + n + ", " + theta);
+      throw new IllegalArgumentException(
+          "zipfian needs n >= 1 and theta > 0, != 1; got " + n + ", " + theta);
     }
     this.n = n;
     this.theta = theta;
@@ -67,6 +68,8 @@ public final class Zipfian {
 
   /** (exp(x) - 1) / x, stable near 0. */
   private static double helper2(double x) {
-    return Math.abs(x) > 1e-8 ? Math.expm1(x) / x : 1 + x * 0.5 * (1 + x * (1.0 / 3) * (1 + 0.25 * x));
+    return Math.abs(x) > 1e-8
+        ? Math.expm1(x) / x
+        : 1 + x * 0.5 * (1 + x * (1.0 / 3) * (1 + 0.25 * x));
   }
 }

@@ -16,8 +16,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * (after {@code package} has put the jars in ops/target/lib), against a real 3-node cluster.
  */
 class ShalectlScriptIT {
-  @RegisterExtension
-  static final ShaleCluster cluster = ShaleCluster.builder().nodes(3).build();
+  @RegisterExtension static final ShaleCluster cluster = ShaleCluster.builder().nodes(3).build();
 
   record Result(int code, String out) {}
 

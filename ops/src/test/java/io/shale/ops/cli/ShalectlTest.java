@@ -15,21 +15,19 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
- * shalectl's commands, run as a user types them (the same command line the script runs),
- * against a real 3-node cluster: their output in both formats and their exit codes.
+ * shalectl's commands, run as a user types them (the same command line the script runs), against a
+ * real 3-node cluster: their output in both formats and their exit codes.
  */
 class ShalectlTest {
-  @RegisterExtension
-  static final ShaleCluster cluster = ShaleCluster.builder().nodes(3).build();
+  @RegisterExtension static final ShaleCluster cluster = ShaleCluster.builder().nodes(3).build();
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   record Result(int code, String out, String err) {}
 
   static Result run(String... args) {
-    List<String> all = new ArrayList<>(List.of("--endpoints",
-        String.join(",", cluster.endpoints())));
+    List<String> all =
+        new ArrayList<>(List.of("--endpoints", String.join(",", cluster.endpoints())));
     all.addAll(List.of(args));
     CommandLine cl = Shalectl.commandLine();
     StringWriter out = new StringWriter();
@@ -46,7 +44,8 @@ class ShalectlTest {
     assertThat(run("get", "cli/a")).isEqualTo(new Result(0, "hello\n", ""));
     Result json = run("get", "cli/a", "-o", "json");
     assertThat(json.code()).isZero();
-    assertThat(json.out()).matches("\\{\"key\":\"cli/a\",\"value\":\"hello\",\"mod_index\":\\d+}\n");
+    assertThat(json.out())
+        .matches("\\{\"key\":\"cli/a\",\"value\":\"hello\",\"mod_index\":\\d+}\n");
     Result missing = run("get", "cli/none");
     assertThat(missing.code()).isEqualTo(3);
     assertThat(missing.err()).contains("key 'cli/none' not found");
@@ -56,7 +55,8 @@ class ShalectlTest {
     Path file = dir.resolve("value.bin");
     Files.write(file, "from a file\twith a tab".getBytes());
     assertThat(run("put", "cli/f", "--file", file.toString()).code()).isZero();
-    assertThat(run("get", "cli/f", "-o", "json").out()).contains("\"value\":\"from a file\\twith a tab\"");
+    assertThat(run("get", "cli/f", "-o", "json").out())
+        .contains("\"value\":\"from a file\\twith a tab\"");
     assertThat(run("get", "cli/f", "--stale").code()).isZero();
   }
 
@@ -73,7 +73,8 @@ class ShalectlTest {
     assertThat(run("scan", "--from", "scan/05", "--to", "scan/08", "--reverse").out())
         .isEqualTo("scan/07\tv7\nscan/06\tv6\nscan/05\tv5\n");
     assertThat(run("scan", "--prefix", "scan/1", "-o", "json").out())
-        .isEqualTo("[{\"key\":\"scan/10\",\"value\":\"v10\"},{\"key\":\"scan/11\",\"value\":\"v11\"}]\n");
+        .isEqualTo(
+            "[{\"key\":\"scan/10\",\"value\":\"v10\"},{\"key\":\"scan/11\",\"value\":\"v11\"}]\n");
     assertThat(run("del", "--from", "scan/00", "--to", "scan/06").code()).isZero();
     assertThat(run("scan", "--prefix", "scan/", "--keys-only").out().lines()).hasSize(6);
     assertThat(run("del", "--prefix", "scan/").code()).isZero();
@@ -87,7 +88,11 @@ class ShalectlTest {
     assertThat(failed.code()).isEqualTo(4);
     assertThat(failed.out()).startsWith("NOT APPLIED: cas/k = 1 (mod index ");
     assertThat(run("cas", "cas/k", "2", "--expect", "1").code()).isZero();
-    String index = run("get", "cas/k", "-o", "json").out().replaceAll("(?s).*\"mod_index\":(\\d+).*", "$1").strip();
+    String index =
+        run("get", "cas/k", "-o", "json")
+            .out()
+            .replaceAll("(?s).*\"mod_index\":(\\d+).*", "$1")
+            .strip();
     assertThat(run("cas", "cas/k", "3", "--expect-mod-index", index).code()).isZero();
     assertThat(run("cas", "cas/k", "4", "--expect-mod-index", index, "-o", "json").out())
         .startsWith("{\"applied\":false,\"current\":{\"key\":\"cas/k\",\"value\":\"3\"");
@@ -100,12 +105,21 @@ class ShalectlTest {
     Result status = run("status");
     assertThat(status.code()).as(status.err()).isZero();
     List<String> lines = status.out().lines().toList();
-    assertThat(lines.get(0)).startsWith("ID").contains("ADDRESS", "ROLE", "TERM", "APPLIED",
-        "WRITE PRESSURE", "L0 FILES", "PENDING COMPACTION");
+    assertThat(lines.get(0))
+        .startsWith("ID")
+        .contains(
+            "ADDRESS",
+            "ROLE",
+            "TERM",
+            "APPLIED",
+            "WRITE PRESSURE",
+            "L0 FILES",
+            "PENDING COMPACTION");
     assertThat(lines).hasSize(4);
     assertThat(lines.stream().filter(l -> l.contains("LEADER")).count()).isEqualTo(1);
     assertThat(lines.subList(1, 4)).allMatch(l -> l.contains("NORMAL"));
-    assertThat(run("status", "-o", "json").out()).startsWith("[{\"id\":\"n")
+    assertThat(run("status", "-o", "json").out())
+        .startsWith("[{\"id\":\"n")
         .contains("\"role\":\"LEADER\"", "\"level0_files\":", "\"bloom_bytes_per_level\":[");
 
     Result members = run("members", "list");
@@ -130,13 +144,20 @@ class ShalectlTest {
         .isEqualTo("compactions resumed on n2\n");
     assertThat(cluster.node("n2").stateMachine().engine().compactionsPaused()).isFalse();
     Result stats = run("stats", "--node", "n2");
-    assertThat(stats.out()).startsWith("n2 (").contains("compaction written, keys",
-        "compaction written, values", "LEVEL", "BLOOM MEMORY", "L0", "L6");
+    assertThat(stats.out())
+        .startsWith("n2 (")
+        .contains(
+            "compaction written, keys",
+            "compaction written, values",
+            "LEVEL",
+            "BLOOM MEMORY",
+            "L0",
+            "L6");
     assertThat(run("stats", "--node", "n2", "-o", "json").out())
         .contains("\"compaction_key_bytes_written\":", "\"bloom_bytes_per_level\":[");
 
-    String target = cluster.runningNodes().stream().filter(n -> !n.equals(leader)).findFirst()
-        .orElseThrow();
+    String target =
+        cluster.runningNodes().stream().filter(n -> !n.equals(leader)).findFirst().orElseThrow();
     Result transfer = run("leader", "transfer", target);
     assertThat(transfer).isEqualTo(new Result(0, "leader: " + target + "\n", ""));
     assertThat(cluster.leader()).isEqualTo(target);
@@ -146,8 +167,15 @@ class ShalectlTest {
   void membersAddAndRemoveANodeStartedToJoin() throws Exception {
     var peer = cluster.local().newPeer("n4");
     cluster.local().startJoining("n4");
-    Result added = run("members", "add", "n4", "--raft-address", peer.raftAddress(),
-        "--api-address", peer.apiAddress());
+    Result added =
+        run(
+            "members",
+            "add",
+            "n4",
+            "--raft-address",
+            peer.raftAddress(),
+            "--api-address",
+            peer.apiAddress());
     assertThat(added.code()).as(added.err()).isZero();
     assertThat(added.out()).contains("n4  " + peer.raftAddress() + "  " + peer.apiAddress());
     assertThat(run("members", "list", "-o", "json").out()).contains("\"id\":\"n4\"");
@@ -161,10 +189,22 @@ class ShalectlTest {
   void usageErrorsAndHelp() {
     Result help = run("--help");
     assertThat(help.code()).isZero();
-    assertThat(help.out()).contains("put", "get", "del", "scan", "cas", "status", "members",
-        "leader", "snapshot", "compact", "stats", "Exit codes:");
-    for (String command : List.of("put", "get", "del", "scan", "cas", "status", "stats",
-        "snapshot", "compact")) {
+    assertThat(help.out())
+        .contains(
+            "put",
+            "get",
+            "del",
+            "scan",
+            "cas",
+            "status",
+            "members",
+            "leader",
+            "snapshot",
+            "compact",
+            "stats",
+            "Exit codes:");
+    for (String command :
+        List.of("put", "get", "del", "scan", "cas", "status", "stats", "snapshot", "compact")) {
       Result h = run(command, "--help");
       assertThat(h.code()).as(command).isZero();
       assertThat(h.out()).as(command).startsWith("Usage: shalectl " + command);
@@ -191,7 +231,8 @@ class ShalectlTest {
     cl.setOut(new PrintWriter(new StringWriter()));
     int code = cl.execute("--endpoints", "127.0.0.1:1", "--deadline", "2s", "get", "k");
     assertThat(code).isEqualTo(5);
-    assertThat(err.toString()).startsWith("shalectl: no node could serve the request")
+    assertThat(err.toString())
+        .startsWith("shalectl: no node could serve the request")
         .contains("127.0.0.1:1");
   }
 }

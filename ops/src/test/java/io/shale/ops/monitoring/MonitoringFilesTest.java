@@ -23,12 +23,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * writes and a compaction), so a renamed meter breaks this test rather than a dashboard panel.
  */
 class MonitoringFilesTest {
-  @RegisterExtension
-  static final ShaleCluster cluster = ShaleCluster.builder().nodes(3).build();
+  @RegisterExtension static final ShaleCluster cluster = ShaleCluster.builder().nodes(3).build();
 
   /** Counters registered at their first event (a throttled write), absent from a calm node. */
-  private static final Set<String> ON_FIRST_EVENT = Set.of("shale_writes_throttled_total",
-      "lsm_write_throttled_total");
+  private static final Set<String> ON_FIRST_EVENT =
+      Set.of("shale_writes_throttled_total", "lsm_write_throttled_total");
 
   private static final Pattern SERIES = Pattern.compile("\\b((?:lsm|shale)_[a-z0-9_]+)");
 
@@ -39,9 +38,15 @@ class MonitoringFilesTest {
     }
     String leader = cluster.leader();
     client.cluster().compact(leader);
-    String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
-        "http://127.0.0.1:" + cluster.node(leader).httpPort() + "/metrics")).build(),
-        HttpResponse.BodyHandlers.ofString()).body();
+    String metrics =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(
+                        URI.create(
+                            "http://127.0.0.1:" + cluster.node(leader).httpPort() + "/metrics"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString())
+            .body();
     Set<String> exported = new TreeSet<>();
     for (String line : metrics.lines().toList()) {
       if (!line.startsWith("#") && !line.isBlank()) {
@@ -49,8 +54,11 @@ class MonitoringFilesTest {
       }
     }
     Path root = Path.of(System.getProperty("basedir", ".")).toAbsolutePath().getParent();
-    for (Path file : new Path[] {root.resolve("ops/grafana/dashboards/shale.json"),
-        root.resolve("ops/prometheus/alerts.yml")}) {
+    for (Path file :
+        new Path[] {
+          root.resolve("ops/grafana/dashboards/shale.json"),
+          root.resolve("ops/prometheus/alerts.yml")
+        }) {
       Matcher m = SERIES.matcher(Files.readString(file));
       Set<String> queried = new TreeSet<>();
       while (m.find()) {
@@ -60,7 +68,8 @@ class MonitoringFilesTest {
       for (String series : queried) {
         if (!ON_FIRST_EVENT.contains(series)) {
           // A series, or a histogram's family name (its _bucket/_count/_sum series exist).
-          assertThat(exported).as("%s queries %s", file.getFileName(), series)
+          assertThat(exported)
+              .as("%s queries %s", file.getFileName(), series)
               .anyMatch(e -> e.equals(series) || e.startsWith(series + "_"));
         }
       }

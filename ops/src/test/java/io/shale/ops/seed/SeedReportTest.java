@@ -12,16 +12,55 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class SeedReportTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   /** A result whose figures are all derived from {@code k}, with the given key figures. */
-  private static RunResult result(String config, double readP99During, long compacted,
-      double hotTouched, long ops, long diskWritten) {
-    return new RunResult(config, 1000, 4_000_000, 2.0, true, 1.0, 10.0, ops, ops * 8 / 10, 3,
-        ops * 15 / 100, ops / 20, 20, 900, 5000, 800, readP99During, 1234, 4000, 300, 0.5, 4,
-        compacted, 123_456, 7, 8_000, 10_000_000, diskWritten, 1_000, 5_000_000, 4_000_000,
-        hotTouched, 1.5, 1.0, 40_000, 200 << 20, 512 << 20, 500 << 20);
+  private static RunResult result(
+      String config,
+      double readP99During,
+      long compacted,
+      double hotTouched,
+      long ops,
+      long diskWritten) {
+    return new RunResult(
+        config,
+        1000,
+        4_000_000,
+        2.0,
+        true,
+        1.0,
+        10.0,
+        ops,
+        ops * 8 / 10,
+        3,
+        ops * 15 / 100,
+        ops / 20,
+        20,
+        900,
+        5000,
+        800,
+        readP99During,
+        1234,
+        4000,
+        300,
+        0.5,
+        4,
+        compacted,
+        123_456,
+        7,
+        8_000,
+        10_000_000,
+        diskWritten,
+        1_000,
+        5_000_000,
+        4_000_000,
+        hotTouched,
+        1.5,
+        1.0,
+        40_000,
+        200 << 20,
+        512 << 20,
+        500 << 20);
   }
 
   @Test
@@ -42,15 +81,24 @@ class SeedReportTest {
     RunResult after = result("after", 50_000, 12_000, 1.0, 12_000, 20_000_000);
     // after/RocksDB: throughput 1.2x (met), P99 during compaction 1.25x (missed), WA 0.8x (met).
     RunResult rocks = result("rocksdb", 40_000, 10_000, 1.0, 10_000, 25_000_000);
-    String md = new SeedReport(List.of(before, after, rocks), new SeedReport.Setup(false, 1000,
-        4_000_000, "limited", 3, 10, 4, 42, "abc")).markdown();
-    assertThat(md).contains("| Shale before | Shale after | RocksDB | after / before | after / RocksDB |");
-    assertThat(md).contains("| Read P99 (during compaction) | 180.00 ms | 50.00 ms | 40.00 ms | 0.28x | 1.25x |");
-    assertThat(md).contains("read P99 during compaction at least 3x lower | 0.28x (50.00 ms vs 180.00 ms) | yes");
+    String md =
+        new SeedReport(
+                List.of(before, after, rocks),
+                new SeedReport.Setup(false, 1000, 4_000_000, "limited", 3, 10, 4, 42, "abc"))
+            .markdown();
+    assertThat(md)
+        .contains("| Shale before | Shale after | RocksDB | after / before | after / RocksDB |");
+    assertThat(md)
+        .contains(
+            "| Read P99 (during compaction) | 180.00 ms | 50.00 ms | 40.00 ms | 0.28x | 1.25x |");
+    assertThat(md)
+        .contains(
+            "read P99 during compaction at least 3x lower | 0.28x (50.00 ms vs 180.00 ms) | yes");
     assertThat(md).containsPattern("bytes compacted at least 3x fewer \\| 0\\.50x[^|]*\\| no");
     assertThat(md).containsPattern("tombstone-heavy ranges at most half \\| 0\\.50x[^|]*\\| yes");
     assertThat(md).containsPattern("throughput at least 1\\.0x \\| 1\\.20x \\| yes");
-    assertThat(md).containsPattern("read P99 during compaction at most 1\\.0x \\| 1\\.25x[^|]*\\| no");
+    assertThat(md)
+        .containsPattern("read P99 during compaction at most 1\\.0x \\| 1\\.25x[^|]*\\| no");
     assertThat(md).containsPattern("write amplification at most 1\\.0x \\| 0\\.80x[^|]*\\| yes");
     assertThat(md).contains("| WriteThrottled errors | 7 | 7 | 7 (stalls instead) |");
   }
@@ -58,8 +106,11 @@ class SeedReportTest {
   @Test
   void csvHasOneColumnPerConfigurationInTheTableUnits() {
     RunResult after = result("after", 50_000, 1L << 30, 1.0, 12_000, 20_000_000);
-    String csv = new SeedReport(List.of(after), new SeedReport.Setup(true, 1000, 4_000_000,
-        "none", 3, 10, 4, 42, "abc")).csv();
+    String csv =
+        new SeedReport(
+                List.of(after),
+                new SeedReport.Setup(true, 1000, 4_000_000, "none", 3, 10, 4, 42, "abc"))
+            .csv();
     assertThat(csv.lines().findFirst()).hasValue("metric,unit,after");
     assertThat(csv).contains("\"Read P99 (during compaction)\",ms,50.0000");
     assertThat(csv).contains("\"Bytes compacted per hour\",gib_per_hour,360.0000");
@@ -81,9 +132,14 @@ class SeedReportTest {
   void thePlotHasOnePanelPerConfiguration() throws IOException {
     for (SeedConfig c : SeedConfig.values()) {
       Path d = Files.createDirectories(dir.resolve(c.slug()));
-      StringBuilder s = new StringBuilder("second,ops,reads,read_p50_us,read_p99_us,write_p99_us,compacting_share,level0_files\n");
+      StringBuilder s =
+          new StringBuilder(
+              "second,ops,reads,read_p50_us,read_p99_us,write_p99_us,compacting_share,level0_files\n");
       for (int i = 1; i <= 30; i++) {
-        s.append(i).append(",100,80,20.0,").append(i % 10 == 0 ? 90_000.0 : 3_000.0).append(",50.0,0.5,2\n");
+        s.append(i)
+            .append(",100,80,20.0,")
+            .append(i % 10 == 0 ? 90_000.0 : 3_000.0)
+            .append(",50.0,0.5,2\n");
       }
       Files.writeString(d.resolve("seconds.csv"), s);
       Files.writeString(d.resolve("compactions.csv"), "start_ms,end_ms\n9000,10500\n19000,20200\n");

@@ -27,15 +27,20 @@ class SeedWorkloadTest {
         assertThat(op.scanLength()).isBetween(10, 100);
       }
     }
-    double reads = (counts.get(SeedWorkload.Kind.GET) + counts.get(SeedWorkload.Kind.GET_HOT)) / (double) N;
+    double reads =
+        (counts.get(SeedWorkload.Kind.GET) + counts.get(SeedWorkload.Kind.GET_HOT)) / (double) N;
     double scans = counts.get(SeedWorkload.Kind.SCAN) / (double) N;
-    double writes = (counts.get(SeedWorkload.Kind.OVERWRITE) + counts.get(SeedWorkload.Kind.INSERT)
-        + counts.get(SeedWorkload.Kind.DELETE)) / (double) N;
+    double writes =
+        (counts.get(SeedWorkload.Kind.OVERWRITE)
+                + counts.get(SeedWorkload.Kind.INSERT)
+                + counts.get(SeedWorkload.Kind.DELETE))
+            / (double) N;
     assertThat(reads).isCloseTo(0.80, within(0.005));
     assertThat(scans).isCloseTo(0.15, within(0.005));
     assertThat(writes).isCloseTo(0.05, within(0.002));
     assertThat(deletesOutsideHot).isZero();
-    assertThat(counts.get(SeedWorkload.Kind.DELETE) / (double) N).isCloseTo(0.05 * 0.25, within(0.001));
+    assertThat(counts.get(SeedWorkload.Kind.DELETE) / (double) N)
+        .isCloseTo(0.05 * 0.25, within(0.001));
   }
 
   @Test

@@ -41,15 +41,15 @@ import org.apache.ratis.protocol.SetConfigurationRequest;
 import org.apache.ratis.server.RaftServer;
 
 /**
- * The public administration API of one node (shale.v1.Cluster). Membership changes and
- * leadership transfers go to the leader through this node's Ratis client; Status asks every
- * member over its own API (one second each), so one call shows the whole cluster.
+ * The public administration API of one node (shale.v1.Cluster). Membership changes and leadership
+ * transfers go to the leader through this node's Ratis client; Status asks every member over its
+ * own API (one second each), so one call shows the whole cluster.
  */
 public final class ClusterService extends ClusterGrpc.ClusterImplBase {
   /**
-   * How long this node waits for the leader's answer to a membership change, leadership
-   * transfer or snapshot. The leader itself stages a new member for as long as it makes
-   * progress, which can mean installing tens of megabytes; callers should allow more than this.
+   * How long this node waits for the leader's answer to a membership change, leadership transfer or
+   * snapshot. The leader itself stages a new member for as long as it makes progress, which can
+   * mean installing tens of megabytes; callers should allow more than this.
    */
   private final Duration adminTimeout;
 
@@ -58,8 +58,12 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
   private final AdminClients adminClients;
   private final PeerChannels peers;
 
-  public ClusterService(RaftServer.Division division, ShaleStateMachine stateMachine,
-      AdminClients adminClients, PeerChannels peers, Duration adminTimeout) {
+  public ClusterService(
+      RaftServer.Division division,
+      ShaleStateMachine stateMachine,
+      AdminClients adminClients,
+      PeerChannels peers,
+      Duration adminTimeout) {
     this.adminTimeout = adminTimeout;
     this.division = division;
     this.stateMachine = stateMachine;
@@ -76,8 +80,8 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
 
   /**
    * A client over the members this node sees now (the leader may be one added since this node
-   * started), aimed at the leader it knows, so that a request waiting its whole timeout means
-   * that leader did not answer, not that a stale one was asked.
+   * started), aimed at the leader it knows, so that a request waiting its whole timeout means that
+   * leader did not answer, not that a stale one was asked.
    */
   private RaftClient adminClient() {
     return adminClients.over(division.getGroup(), division.getInfo().getLeaderId());
@@ -88,9 +92,11 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
   }
 
   private ResponseHeader header() {
-    return ResponseHeader.newBuilder().setNodeId(selfId())
+    return ResponseHeader.newBuilder()
+        .setNodeId(selfId())
         .setTerm(division.getInfo().getCurrentTerm())
-        .setAppliedIndex(division.getInfo().getLastAppliedIndex()).build();
+        .setAppliedIndex(division.getInfo().getLastAppliedIndex())
+        .build();
   }
 
   private Collection<RaftPeer> members() {
@@ -98,8 +104,11 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
   }
 
   private static Member member(RaftPeer p) {
-    return Member.newBuilder().setId(p.getId().toString()).setRaftAddress(p.getAddress())
-        .setApiAddress(p.getDataStreamAddress() == null ? "" : p.getDataStreamAddress()).build();
+    return Member.newBuilder()
+        .setId(p.getId().toString())
+        .setRaftAddress(p.getAddress())
+        .setApiAddress(p.getDataStreamAddress() == null ? "" : p.getDataStreamAddress())
+        .build();
   }
 
   @Override
@@ -119,13 +128,17 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
           continue;
         }
         try {
-          StatusResponse r = ClusterGrpc.newBlockingStub(peers.to(p.getDataStreamAddress()))
-              .withDeadlineAfter(1, TimeUnit.SECONDS)
-              .status(StatusRequest.newBuilder().setLocalOnly(true).build());
+          StatusResponse r =
+              ClusterGrpc.newBlockingStub(peers.to(p.getDataStreamAddress()))
+                  .withDeadlineAfter(1, TimeUnit.SECONDS)
+                  .status(StatusRequest.newBuilder().setLocalOnly(true).build());
           b.addAllNodes(r.getNodesList());
         } catch (RuntimeException e) {
-          b.addNodes(NodeStatus.newBuilder().setMember(member(p)).setReachable(false)
-              .setError(e.getMessage() == null ? e.toString() : e.getMessage()));
+          b.addNodes(
+              NodeStatus.newBuilder()
+                  .setMember(member(p))
+                  .setReachable(false)
+                  .setError(e.getMessage() == null ? e.toString() : e.getMessage()));
         }
       }
     }
@@ -136,37 +149,47 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
   private NodeStatus localStatus() {
     var info = division.getInfo();
     RaftPeer self = division.getPeer();
-    NodeStatus.Builder b = NodeStatus.newBuilder().setMember(member(self)).setReachable(true)
-        .setRole(info.getCurrentRole().name())
-        .setLeaderId(info.getLeaderId() == null ? "" : info.getLeaderId().toString())
-        .setTerm(info.getCurrentTerm())
-        .setCommitIndex(division.getRaftLog().getLastCommittedIndex())
-        .setAppliedIndex(info.getLastAppliedIndex())
-        .setSnapshotIndex(Math.max(0, division.getRaftLog().getSnapshotIndex()));
+    NodeStatus.Builder b =
+        NodeStatus.newBuilder()
+            .setMember(member(self))
+            .setReachable(true)
+            .setRole(info.getCurrentRole().name())
+            .setLeaderId(info.getLeaderId() == null ? "" : info.getLeaderId().toString())
+            .setTerm(info.getCurrentTerm())
+            .setCommitIndex(division.getRaftLog().getLastCommittedIndex())
+            .setAppliedIndex(info.getLastAppliedIndex())
+            .setSnapshotIndex(Math.max(0, division.getRaftLog().getSnapshotIndex()));
     Engine e = stateMachine.engine();
     if (e != null) {
       EngineStats s = e.stats();
-      EngineSummary.Builder es = EngineSummary.newBuilder()
-          .setLevel0Files(s.levels().get(0).files())
-          .setPendingCompactionBytes(s.pendingCompactionBytes())
-          .setCompactionsInProgress(s.compactionsInProgress())
-          .setMemtableBytes(s.memtableBytes())
-          .setTableBytes(s.totalBytes())
-          .setBlobLiveBytes(s.blobFiles().stream().mapToLong(EngineStats.BlobFileStats::liveBytes).sum())
-          .setBlobDeadBytes(s.blobFiles().stream().mapToLong(EngineStats.BlobFileStats::deadBytes).sum())
-          .setCompactionKeyBytesWritten(s.compactionWritten().keyBytes())
-          .setCompactionValueBytesWritten(s.compactionWritten().valueBytes()
-              + s.compactionWritten().blobBytes())
-          .setPersistedIndex(s.persistedAppliedIndex())
-          .setCompactionsPaused(e.compactionsPaused());
+      EngineSummary.Builder es =
+          EngineSummary.newBuilder()
+              .setLevel0Files(s.levels().get(0).files())
+              .setPendingCompactionBytes(s.pendingCompactionBytes())
+              .setCompactionsInProgress(s.compactionsInProgress())
+              .setMemtableBytes(s.memtableBytes())
+              .setTableBytes(s.totalBytes())
+              .setBlobLiveBytes(
+                  s.blobFiles().stream().mapToLong(EngineStats.BlobFileStats::liveBytes).sum())
+              .setBlobDeadBytes(
+                  s.blobFiles().stream().mapToLong(EngineStats.BlobFileStats::deadBytes).sum())
+              .setCompactionKeyBytesWritten(s.compactionWritten().keyBytes())
+              .setCompactionValueBytesWritten(
+                  s.compactionWritten().valueBytes() + s.compactionWritten().blobBytes())
+              .setPersistedIndex(s.persistedAppliedIndex())
+              .setCompactionsPaused(e.compactionsPaused());
       for (EngineStats.LevelStats l : s.levels()) {
         es.addBloomBytesPerLevel(l.bloomBytes()).addFilesPerLevel(l.files());
       }
       b.setEngine(es);
       var p = s.writePressure();
-      b.setPressure(WritePressure.newBuilder().setCondition(p.condition().name())
-          .setCause(p.cause().name()).setMeasured(p.measured()).setThreshold(p.threshold())
-          .setDelayMs(p.suggestedDelay().toMillis()));
+      b.setPressure(
+          WritePressure.newBuilder()
+              .setCondition(p.condition().name())
+              .setCause(p.cause().name())
+              .setMeasured(p.measured())
+              .setThreshold(p.threshold())
+              .setDelayMs(p.suggestedDelay().toMillis()));
     }
     return b.build();
   }
@@ -183,12 +206,11 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
   /**
    * Why this node must not answer for the cluster (members, leader, membership changes,
    * cluster-wide status), or null when it may: its Raft group has stopped, or it is not in its
-   * configuration (started to join and not added yet, or removed). Such a node's view is not
-   * the cluster's: a joining node knows no members and no leader, a stopped one keeps the view
-   * it had. Answered as data, an empty leader read as "no leader elected", and a client that
-   * got answers kept asking that node for good (ClusterServiceTest; docs/postmortems/16).
-   * UNAVAILABLE sends clients on to another endpoint, as etcd's removed members refuse
-   * requests.
+   * configuration (started to join and not added yet, or removed). Such a node's view is not the
+   * cluster's: a joining node knows no members and no leader, a stopped one keeps the view it had.
+   * Answered as data, an empty leader read as "no leader elected", and a client that got answers
+   * kept asking that node for good (ClusterServiceTest; docs/postmortems/16). UNAVAILABLE sends
+   * clients on to another endpoint, as etcd's removed members refuse requests.
    */
   private String notServing() {
     String closed = closedGroupOrNull();
@@ -197,7 +219,9 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
     }
     if (division.getRaftConf().getCurrentPeers().stream()
         .noneMatch(p -> p.getId().equals(division.getId()))) {
-      return "node " + division.getId() + " is not a member of the cluster (started to join and"
+      return "node "
+          + division.getId()
+          + " is not a member of the cluster (started to join and"
           + " not added yet, or removed): ask a member";
     }
     return null;
@@ -208,8 +232,11 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
     if (division.getInfo().isAlive()) {
       return null;
     }
-    return "node " + division.getId() + ": its Raft group is "
-        + division.getInfo().getLifeCycleState() + " (Ratis stops a node's group when it finds"
+    return "node "
+        + division.getId()
+        + ": its Raft group is "
+        + division.getInfo().getLifeCycleState()
+        + " (Ratis stops a node's group when it finds"
         + " the node outside the configuration); it serves nothing until restarted";
   }
 
@@ -237,8 +264,10 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
     }
     Member m = request.getMember();
     if (m.getId().isEmpty() || m.getRaftAddress().isEmpty() || m.getApiAddress().isEmpty()) {
-      out.onError(Status.INVALID_ARGUMENT.withDescription("a member needs id, raft_address and "
-          + "api_address").asException());
+      out.onError(
+          Status.INVALID_ARGUMENT
+              .withDescription("a member needs id, raft_address and " + "api_address")
+              .asException());
       return;
     }
     String badAddress = addressProblem("raft_address", m.getRaftAddress());
@@ -250,21 +279,32 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
       return;
     }
     if (members().stream().anyMatch(p -> p.getId().toString().equals(m.getId()))) {
-      out.onError(Status.ALREADY_EXISTS.withDescription(m.getId() + " is already a member")
-          .asException());
+      out.onError(
+          Status.ALREADY_EXISTS.withDescription(m.getId() + " is already a member").asException());
       return;
     }
     String unready = newMemberProblem(m);
     if (unready != null) {
-      out.onError(Status.FAILED_PRECONDITION.withDescription("adding " + m.getId()
-          + " refused: " + unready).asException());
+      out.onError(
+          Status.FAILED_PRECONDITION
+              .withDescription("adding " + m.getId() + " refused: " + unready)
+              .asException());
       return;
     }
-    RaftPeer added = RaftPeer.newBuilder().setId(m.getId()).setAddress(m.getRaftAddress())
-        .setDataStreamAddress(m.getApiAddress()).build();
+    RaftPeer added =
+        RaftPeer.newBuilder()
+            .setId(m.getId())
+            .setAddress(m.getRaftAddress())
+            .setDataStreamAddress(m.getApiAddress())
+            .build();
     // ADD: the leader adds the peer to its own current configuration, whatever this node saw.
-    reconfigure(SetConfigurationRequest.Arguments.newBuilder().setServersInNewConf(List.of(added))
-        .setMode(SetConfigurationRequest.Mode.ADD).build(), "adding " + m.getId(), out);
+    reconfigure(
+        SetConfigurationRequest.Arguments.newBuilder()
+            .setServersInNewConf(List.of(added))
+            .setMode(SetConfigurationRequest.Mode.ADD)
+            .build(),
+        "adding " + m.getId(),
+        out);
   }
 
   /** What is wrong with {@code address} as HOST:PORT, or null. */
@@ -276,33 +316,39 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
     } catch (NumberFormatException notANumber) {
       // reported below
     }
-    return port >= 1 && port <= 65_535 ? null
+    return port >= 1 && port <= 65_535
+        ? null
         : field + " \"" + address + "\" is not HOST:PORT with a port from 1 to 65535";
   }
 
   /**
-   * Why {@code m} cannot be staged now, or null: its node must answer at its API address as
-   * {@code m}'s id, and something must accept connections at its Raft address. Checked because
-   * Ratis checks a staged member's progress only when the leader's event queue is idle or the
-   * member acknowledges an append: under a steady write load a member that never answers stays
-   * staged for good, and every other membership change is refused meanwhile (without writes it
-   * fails after 6 s). This catches a node not started and an address where nothing listens; not
-   * a Raft address where another service listens, nor a node that fails later. The check runs
-   * on the node asked, not on the leader, which is the one that connects.
+   * Why {@code m} cannot be staged now, or null: its node must answer at its API address as {@code
+   * m}'s id, and something must accept connections at its Raft address. Checked because Ratis
+   * checks a staged member's progress only when the leader's event queue is idle or the member
+   * acknowledges an append: under a steady write load a member that never answers stays staged for
+   * good, and every other membership change is refused meanwhile (without writes it fails after 6
+   * s). This catches a node not started and an address where nothing listens; not a Raft address
+   * where another service listens, nor a node that fails later. The check runs on the node asked,
+   * not on the leader, which is the one that connects.
    */
   private static String newMemberProblem(Member m) {
     ManagedChannel ch = null;
     try {
       ch = NodeChannels.open(m.getApiAddress());
-      StatusResponse r = ClusterGrpc.newBlockingStub(ch).withDeadlineAfter(2, TimeUnit.SECONDS)
-          .status(StatusRequest.newBuilder().setLocalOnly(true).build());
+      StatusResponse r =
+          ClusterGrpc.newBlockingStub(ch)
+              .withDeadlineAfter(2, TimeUnit.SECONDS)
+              .status(StatusRequest.newBuilder().setLocalOnly(true).build());
       String id = r.getNodesCount() == 0 ? "" : r.getNodes(0).getMember().getId();
       if (!id.equals(m.getId())) {
         return "the node answering at " + m.getApiAddress() + " is " + id + ", not " + m.getId();
       }
     } catch (StatusRuntimeException e) {
-      return "its node did not answer Status at its API address " + m.getApiAddress() + " (is it "
-          + "running, started with --join?): " + e.getStatus();
+      return "its node did not answer Status at its API address "
+          + m.getApiAddress()
+          + " (is it "
+          + "running, started with --join?): "
+          + e.getStatus();
     } catch (RuntimeException e) {
       return "its API address " + m.getApiAddress() + " cannot be reached: " + e;
     } finally {
@@ -313,9 +359,11 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
     int colon = m.getRaftAddress().lastIndexOf(':');
     String host = m.getRaftAddress().substring(0, colon);
     try (Socket raftPort = new Socket()) {
-      raftPort.connect(new InetSocketAddress(host.startsWith("[")
-              ? host.substring(1, host.length() - 1) : host,
-          Integer.parseInt(m.getRaftAddress().substring(colon + 1))), 2_000);
+      raftPort.connect(
+          new InetSocketAddress(
+              host.startsWith("[") ? host.substring(1, host.length() - 1) : host,
+              Integer.parseInt(m.getRaftAddress().substring(colon + 1))),
+          2_000);
     } catch (IOException | RuntimeException e) {
       return "its Raft address " + m.getRaftAddress() + " does not accept connections: " + e;
     }
@@ -329,13 +377,15 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
     }
     List<RaftPeer> current = List.copyOf(members());
     if (current.stream().noneMatch(p -> p.getId().toString().equals(request.getId()))) {
-      out.onError(Status.NOT_FOUND.withDescription(request.getId() + " is not a member")
-          .asException());
+      out.onError(
+          Status.NOT_FOUND.withDescription(request.getId() + " is not a member").asException());
       return;
     }
     if (current.size() == 1) {
-      out.onError(Status.FAILED_PRECONDITION.withDescription("cannot remove the last member")
-          .asException());
+      out.onError(
+          Status.FAILED_PRECONDITION
+              .withDescription("cannot remove the last member")
+              .asException());
       return;
     }
     reconfigure(removal(current, request.getId()), "removing " + request.getId(), out);
@@ -343,19 +393,21 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
 
   /**
    * The change that removes {@code id} from {@code current}, applied only if the leader's
-   * configuration still is {@code current}. This node's view may be behind the leader's (a
-   * member added back a moment ago): set unconditionally, "current minus id" from a stale view
-   * removed that other member too (ClusterServiceTest; docs/postmortems/04).
+   * configuration still is {@code current}. This node's view may be behind the leader's (a member
+   * added back a moment ago): set unconditionally, "current minus id" from a stale view removed
+   * that other member too (ClusterServiceTest; docs/postmortems/04).
    */
   public static SetConfigurationRequest.Arguments removal(List<RaftPeer> current, String id) {
-    List<RaftPeer> next = current.stream().filter(p -> !p.getId().toString().equals(id))
-        .toList();
-    return SetConfigurationRequest.Arguments.newBuilder().setServersInCurrentConf(current)
-        .setServersInNewConf(next).setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET).build();
+    List<RaftPeer> next = current.stream().filter(p -> !p.getId().toString().equals(id)).toList();
+    return SetConfigurationRequest.Arguments.newBuilder()
+        .setServersInCurrentConf(current)
+        .setServersInNewConf(next)
+        .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET)
+        .build();
   }
 
-  private void reconfigure(SetConfigurationRequest.Arguments change, String what,
-      StreamObserver<MembersResponse> out) {
+  private void reconfigure(
+      SetConfigurationRequest.Arguments change, String what, StreamObserver<MembersResponse> out) {
     try (RaftClient raft = adminClient()) {
       RaftClientReply r = raft.admin().setConfiguration(change);
       if (!r.isSuccess()) {
@@ -374,22 +426,29 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
   }
 
   @Override
-  public void transferLeadership(TransferLeadershipRequest request,
-      StreamObserver<MembersResponse> out) {
+  public void transferLeadership(
+      TransferLeadershipRequest request, StreamObserver<MembersResponse> out) {
     if (refused(out)) {
       return;
     }
     if (members().stream().noneMatch(p -> p.getId().toString().equals(request.getId()))) {
-      out.onError(Status.NOT_FOUND.withDescription(request.getId() + " is not a member")
-          .asException());
+      out.onError(
+          Status.NOT_FOUND.withDescription(request.getId() + " is not a member").asException());
       return;
     }
     try (RaftClient raft = adminClient()) {
-      RaftClientReply r = raft.admin().transferLeadership(RaftPeerId.valueOf(request.getId()),
-          adminTimeout.toMillis());
+      RaftClientReply r =
+          raft.admin()
+              .transferLeadership(RaftPeerId.valueOf(request.getId()), adminTimeout.toMillis());
       if (!r.isSuccess()) {
-        out.onError(Status.UNAVAILABLE.withDescription("transferring leadership to "
-            + request.getId() + " failed: " + r.getException()).asException());
+        out.onError(
+            Status.UNAVAILABLE
+                .withDescription(
+                    "transferring leadership to "
+                        + request.getId()
+                        + " failed: "
+                        + r.getException())
+                .asException());
         return;
       }
       // The answer names the new leader: wait (briefly) until this node has heard from it.
@@ -401,8 +460,10 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
       out.onNext(membersResponse());
       out.onCompleted();
     } catch (IOException e) {
-      out.onError(Status.UNAVAILABLE.withDescription("transferring leadership to "
-          + request.getId() + " failed: " + e).asException());
+      out.onError(
+          Status.UNAVAILABLE
+              .withDescription("transferring leadership to " + request.getId() + " failed: " + e)
+              .asException());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       out.onError(Status.CANCELLED.withDescription("interrupted").asException());
@@ -414,19 +475,24 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
     String target = request.getNodeId().isEmpty() ? selfId() : request.getNodeId();
     try (RaftClient raft = adminClient()) {
       // Through Ratis, so that it records the snapshot index and may purge the log.
-      RaftClientReply r = raft.getSnapshotManagementApi(RaftPeerId.valueOf(target))
-          .create(1, adminTimeout.minusSeconds(5).toMillis()); // the node's answer comes first
+      RaftClientReply r =
+          raft.getSnapshotManagementApi(RaftPeerId.valueOf(target))
+              .create(1, adminTimeout.minusSeconds(5).toMillis()); // the node's answer comes first
       if (!r.isSuccess()) {
-        out.onError(Status.UNAVAILABLE.withDescription("snapshot on " + target + " failed: "
-            + r.getException()).asException());
+        out.onError(
+            Status.UNAVAILABLE
+                .withDescription("snapshot on " + target + " failed: " + r.getException())
+                .asException());
         return;
       }
-      out.onNext(SnapshotResponse.newBuilder().setHeader(header()).setIndex(r.getLogIndex())
-          .build());
+      out.onNext(
+          SnapshotResponse.newBuilder().setHeader(header()).setIndex(r.getLogIndex()).build());
       out.onCompleted();
     } catch (IOException e) {
-      out.onError(Status.UNAVAILABLE.withDescription("snapshot on " + target + " failed: " + e)
-          .asException());
+      out.onError(
+          Status.UNAVAILABLE
+              .withDescription("snapshot on " + target + " failed: " + e)
+              .asException());
     }
   }
 
@@ -434,15 +500,19 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
   public void compact(CompactRequest request, StreamObserver<CompactResponse> out) {
     String target = request.getNodeId().isEmpty() ? selfId() : request.getNodeId();
     if (!target.equals(selfId())) {
-      RaftPeer p = members().stream().filter(m -> m.getId().toString().equals(target))
-          .findFirst().orElse(null);
+      RaftPeer p =
+          members().stream()
+              .filter(m -> m.getId().toString().equals(target))
+              .findFirst()
+              .orElse(null);
       if (p == null) {
         out.onError(Status.NOT_FOUND.withDescription(target + " is not a member").asException());
         return;
       }
       try {
-        out.onNext(ClusterGrpc.newBlockingStub(peers.to(p.getDataStreamAddress()))
-            .compact(request.toBuilder().setNodeId(target).build()));
+        out.onNext(
+            ClusterGrpc.newBlockingStub(peers.to(p.getDataStreamAddress()))
+                .compact(request.toBuilder().setNodeId(target).build()));
         out.onCompleted();
       } catch (StatusRuntimeException e) {
         out.onError(e);
@@ -451,24 +521,27 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
     }
     Engine e = stateMachine.engine();
     if (e == null) {
-      out.onError(Status.UNAVAILABLE.withDescription(selfId() + " is installing a snapshot")
-          .asException());
+      out.onError(
+          Status.UNAVAILABLE.withDescription(selfId() + " is installing a snapshot").asException());
       return;
     }
     switch (request.getAction()) {
       case PAUSE -> e.pauseCompactions();
       case RESUME -> e.resumeCompactions();
-      case COMPACT_RANGE -> e.compactRange(
-          request.getStart().isEmpty() ? null : request.getStart().toByteArray(),
-          request.getEnd().isEmpty() ? null : request.getEnd().toByteArray());
+      case COMPACT_RANGE ->
+          e.compactRange(
+              request.getStart().isEmpty() ? null : request.getStart().toByteArray(),
+              request.getEnd().isEmpty() ? null : request.getEnd().toByteArray());
       default -> {
-        out.onError(Status.INVALID_ARGUMENT.withDescription("unknown compact action "
-            + request.getActionValue()).asException());
+        out.onError(
+            Status.INVALID_ARGUMENT
+                .withDescription("unknown compact action " + request.getActionValue())
+                .asException());
         return;
       }
     }
-    out.onNext(CompactResponse.newBuilder().setHeader(header())
-        .setPaused(e.compactionsPaused()).build());
+    out.onNext(
+        CompactResponse.newBuilder().setHeader(header()).setPaused(e.compactionsPaused()).build());
     out.onCompleted();
   }
 }

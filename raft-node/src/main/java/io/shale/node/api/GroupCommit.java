@@ -11,13 +11,12 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Group commit: batches (identified or not) that clients send at the same time travel as one
- * Raft log entry, so they share one consensus round and one fsync per replica. A committer
- * thread takes the oldest waiting write, adds every write waiting behind it (up to
- * {@code maxWrites} writes or {@code maxBytes} bytes), submits the group and hands each
- * write its own reply. {@code committers} groups may be in flight at once, so a lone write
- * never waits for a group to fill: it leaves at once, and grouping only happens when writes
- * arrive faster than one round trip.
+ * Group commit: batches (identified or not) that clients send at the same time travel as one Raft
+ * log entry, so they share one consensus round and one fsync per replica. A committer thread takes
+ * the oldest waiting write, adds every write waiting behind it (up to {@code maxWrites} writes or
+ * {@code maxBytes} bytes), submits the group and hands each write its own reply. {@code committers}
+ * groups may be in flight at once, so a lone write never waits for a group to fill: it leaves at
+ * once, and grouping only happens when writes arrive faster than one round trip.
  *
  * <p>Compare-and-sets and range deletes read state at apply time and are not grouped.
  */
@@ -32,8 +31,13 @@ public final class GroupCommit implements AutoCloseable {
   public record Bounds(int committers, int maxWrites, long maxBytes) {
     public Bounds {
       if (committers < 1 || maxWrites < 1 || maxBytes < 1) {
-        throw new IllegalArgumentException("group commit bounds must be positive: " + committers
-            + ", " + maxWrites + ", " + maxBytes);
+        throw new IllegalArgumentException(
+            "group commit bounds must be positive: "
+                + committers
+                + ", "
+                + maxWrites
+                + ", "
+                + maxBytes);
       }
     }
   }
@@ -86,7 +90,8 @@ public final class GroupCommit implements AutoCloseable {
         group.add(first);
         long bytes = first.bytes();
         Pending next;
-        while (group.size() < bounds.maxWrites() && bytes < bounds.maxBytes()
+        while (group.size() < bounds.maxWrites()
+            && bytes < bounds.maxBytes()
             && (next = queue.poll()) != null) {
           group.add(next);
           bytes += next.bytes();

@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import io.grpc.Status;
 import io.grpc.StatusException;
 import io.grpc.stub.StreamObserver;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.shale.client.ErrorTrailers;
 import io.shale.client.proto.BatchRequest;
 import io.shale.client.proto.BatchResponse;
@@ -30,27 +31,26 @@ import io.shale.node.statemachine.Messages;
 import io.shale.node.statemachine.Query;
 import io.shale.node.statemachine.Reply;
 import io.shale.node.statemachine.ShaleStateMachine;
-import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.server.RaftServer;
 
 /**
- * The public KV API of one node. A write, or a linearizable read, sent to any node is forwarded
- * by the node's own Ratis client to the leader (Ratis finds it and follows leader changes), so
- * clients need not know the leader; a stale read is answered from this node's applied state.
- * Every answer carries this node's id and term and the applied index it reflects.
+ * The public KV API of one node. A write, or a linearizable read, sent to any node is forwarded by
+ * the node's own Ratis client to the leader (Ratis finds it and follows leader changes), so clients
+ * need not know the leader; a stale read is answered from this node's applied state. Every answer
+ * carries this node's id and term and the applied index it reflects.
  *
- * <p>Errors: a malformed request (empty or reserved key, key over 64 KiB, value over the limit)
- * is INVALID_ARGUMENT naming what is wrong; a write Ratis could not commit is UNAVAILABLE; a
- * throttled write is RESOURCE_EXHAUSTED. {@link ErrorTrailers} carries the machine-readable
- * reason beside each.
+ * <p>Errors: a malformed request (empty or reserved key, key over 64 KiB, value over the limit) is
+ * INVALID_ARGUMENT naming what is wrong; a write Ratis could not commit is UNAVAILABLE; a throttled
+ * write is RESOURCE_EXHAUSTED. {@link ErrorTrailers} carries the machine-readable reason beside
+ * each.
  */
 public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable {
   /** Entries per scan page when the request asks for 0. */
@@ -63,20 +63,28 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
   private final int maxValueBytes;
   private final StatusMapper statuses;
   private final GroupCommit groupCommit;
+
   /** The client id of requests this service submits to its own server when it leads. */
   private final ClientId localClientId = ClientId.randomId();
+
   private final java.util.concurrent.atomic.AtomicLong callIds =
       new java.util.concurrent.atomic.AtomicLong();
 
   /**
    * @param maxKeyBytes keys longer than this are INVALID_ARGUMENT ({@code limits.max_key_size})
-   * @param maxValueBytes values longer than this are INVALID_ARGUMENT
-   *     ({@code limits.max_value_size})
+   * @param maxValueBytes values longer than this are INVALID_ARGUMENT ({@code
+   *     limits.max_value_size})
    * @param registry where refused writes are counted ({@code shale.writes.throttled} by node and
    *     cause)
    */
-  public KvService(RaftServer.Division division, ShaleStateMachine stateMachine, RaftClient raft,
-      int maxKeyBytes, int maxValueBytes, MeterRegistry registry, GroupCommit.Bounds grouping) {
+  public KvService(
+      RaftServer.Division division,
+      ShaleStateMachine stateMachine,
+      RaftClient raft,
+      int maxKeyBytes,
+      int maxValueBytes,
+      MeterRegistry registry,
+      GroupCommit.Bounds grouping) {
     this.division = division;
     this.stateMachine = stateMachine;
     this.raft = raft;
@@ -93,8 +101,11 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
   }
 
   private ResponseHeader header(long appliedIndex) {
-    return ResponseHeader.newBuilder().setNodeId(division.getId().toString())
-        .setTerm(division.getInfo().getCurrentTerm()).setAppliedIndex(appliedIndex).build();
+    return ResponseHeader.newBuilder()
+        .setNodeId(division.getId().toString())
+        .setTerm(division.getInfo().getCurrentTerm())
+        .setAppliedIndex(appliedIndex)
+        .build();
   }
 
   /** A request over one of the configured size limits; its trailer names which. */
@@ -110,22 +121,33 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
 
   private byte[] value(ByteString v) {
     if (v.size() > maxValueBytes) {
-      throw new LimitExceeded(ErrorTrailers.VALUE_TOO_LARGE, "value of " + v.size() + " bytes exceeds the limit of "
-          + maxValueBytes + " bytes (limits.max_value_size)");
+      throw new LimitExceeded(
+          ErrorTrailers.VALUE_TOO_LARGE,
+          "value of "
+              + v.size()
+              + " bytes exceeds the limit of "
+              + maxValueBytes
+              + " bytes (limits.max_value_size)");
     }
     return v.toByteArray();
   }
 
   private byte[] key(ByteString k) {
     if (k.size() > maxKeyBytes) {
-      throw new LimitExceeded(ErrorTrailers.KEY_TOO_LARGE, "key of " + k.size() + " bytes exceeds the limit of "
-          + maxKeyBytes + " bytes (limits.max_key_size)");
+      throw new LimitExceeded(
+          ErrorTrailers.KEY_TOO_LARGE,
+          "key of "
+              + k.size()
+              + " bytes exceeds the limit of "
+              + maxKeyBytes
+              + " bytes (limits.max_key_size)");
     }
     return CommandCodec.checkKey(k.toByteArray());
   }
 
   private Reply write(ByteString requestId, Command command) throws IOException, StatusException {
-    Command c = requestId.isEmpty() ? command : new Command.Identified(requestId.toByteArray(), command);
+    Command c =
+        requestId.isEmpty() ? command : new Command.Identified(requestId.toByteArray(), command);
     if (command instanceof Command.Batch b) {
       int bytes = 16;
       for (Command.Op op : b.ops()) {
@@ -173,19 +195,25 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
   }
 
   /**
-   * Submits {@code message} to this node's own Raft server if it is the leader; null when it is
-   * not (or stopped leading meanwhile), so the caller goes through the Ratis client instead.
-   * Requests carry this service's client id and increasing call ids, so Ratis's retry cache
-   * never confuses two of them.
+   * Submits {@code message} to this node's own Raft server if it is the leader; null when it is not
+   * (or stopped leading meanwhile), so the caller goes through the Ratis client instead. Requests
+   * carry this service's client id and increasing call ids, so Ratis's retry cache never confuses
+   * two of them.
    */
   private RaftClientReply local(Message message, RaftClientRequest.Type type)
       throws StatusException {
     if (!division.getInfo().isLeader()) {
       return null;
     }
-    RaftClientRequest request = RaftClientRequest.newBuilder().setClientId(localClientId)
-        .setServerId(division.getId()).setGroupId(division.getMemberId().getGroupId())
-        .setCallId(callIds.incrementAndGet()).setMessage(message).setType(type).build();
+    RaftClientRequest request =
+        RaftClientRequest.newBuilder()
+            .setClientId(localClientId)
+            .setServerId(division.getId())
+            .setGroupId(division.getMemberId().getGroupId())
+            .setCallId(callIds.incrementAndGet())
+            .setMessage(message)
+            .setType(type)
+            .build();
     RaftClientReply r;
     try {
       r = division.getRaftServer().submitClientRequestAsync(request).get();
@@ -195,9 +223,10 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
     } catch (java.util.concurrent.ExecutionException | IOException e) {
       return null; // let the Ratis client (with its retry policy) handle it
     }
-    if (r.getNotLeaderException() != null || r.getException()
-        instanceof org.apache.ratis.protocol.exceptions.LeaderNotReadyException
-        || r.getException() instanceof org.apache.ratis.protocol.exceptions.LeaderSteppingDownException
+    if (r.getNotLeaderException() != null
+        || r.getException() instanceof org.apache.ratis.protocol.exceptions.LeaderNotReadyException
+        || r.getException()
+            instanceof org.apache.ratis.protocol.exceptions.LeaderSteppingDownException
         || r.getException() instanceof org.apache.ratis.protocol.exceptions.ReadIndexException) {
       return null;
     }
@@ -214,7 +243,8 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
       r = raft.io().sendReadOnly(m);
     }
     if (!r.isSuccess()) {
-      throw StatusMapper.unavailable("the read could not be served: " + r.getException(), r.getException());
+      throw StatusMapper.unavailable(
+          "the read could not be served: " + r.getException(), r.getException());
     }
     return Reply.decode(r.getMessage().getContent().toByteArray());
   }
@@ -250,110 +280,150 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
     return switch (op.getOpCase()) {
       case PUT -> new Command.Op(key(op.getPut().getKey()), value(op.getPut().getValue()));
       case DELETE -> new Command.Op(key(op.getDelete()), null);
-      case OP_NOT_SET -> throw new IllegalArgumentException("an operation is neither put nor delete");
+      case OP_NOT_SET ->
+          throw new IllegalArgumentException("an operation is neither put nor delete");
     };
   }
 
   @Override
   public void get(GetRequest req, StreamObserver<GetResponse> out) {
-    serve(out, () -> {
-      Reply.Value v = (Reply.Value) read(new Query.Get(key(req.getKey())), req.getConsistency());
-      GetResponse.Builder b = GetResponse.newBuilder().setHeader(header(v.appliedIndex()));
-      if (v.value() != null) {
-        b.setFound(true).setValue(ByteString.copyFrom(v.value())).setModIndex(v.modIndex());
-      }
-      return b.build();
-    });
+    serve(
+        out,
+        () -> {
+          Reply.Value v =
+              (Reply.Value) read(new Query.Get(key(req.getKey())), req.getConsistency());
+          GetResponse.Builder b = GetResponse.newBuilder().setHeader(header(v.appliedIndex()));
+          if (v.value() != null) {
+            b.setFound(true).setValue(ByteString.copyFrom(v.value())).setModIndex(v.modIndex());
+          }
+          return b.build();
+        });
   }
 
   @Override
   public void put(PutRequest req, StreamObserver<PutResponse> out) {
-    serve(out, () -> {
-      Reply r = write(req.getRequestId(), new Command.Batch(List.of(new Command.Op(
-          key(req.getKey()), value(req.getValue())))));
-      return PutResponse.newBuilder().setHeader(header(r.appliedIndex())).build();
-    });
+    serve(
+        out,
+        () -> {
+          Reply r =
+              write(
+                  req.getRequestId(),
+                  new Command.Batch(
+                      List.of(new Command.Op(key(req.getKey()), value(req.getValue())))));
+          return PutResponse.newBuilder().setHeader(header(r.appliedIndex())).build();
+        });
   }
 
   @Override
   public void delete(DeleteRequest req, StreamObserver<DeleteResponse> out) {
-    serve(out, () -> {
-      Reply r = write(req.getRequestId(), new Command.Batch(List.of(new Command.Op(
-          key(req.getKey()), null))));
-      return DeleteResponse.newBuilder().setHeader(header(r.appliedIndex())).build();
-    });
+    serve(
+        out,
+        () -> {
+          Reply r =
+              write(
+                  req.getRequestId(),
+                  new Command.Batch(List.of(new Command.Op(key(req.getKey()), null))));
+          return DeleteResponse.newBuilder().setHeader(header(r.appliedIndex())).build();
+        });
   }
 
   @Override
   public void deleteRange(DeleteRangeRequest req, StreamObserver<DeleteRangeResponse> out) {
-    serve(out, () -> {
-      byte[] start = req.getStart().toByteArray();
-      byte[] end = req.getEnd().isEmpty() ? null : req.getEnd().toByteArray();
-      if (end != null && java.util.Arrays.compare(start, end) >= 0) {
-        throw new IllegalArgumentException("malformed range: end must be after start");
-      }
-      Reply r = write(req.getRequestId(), new Command.DeleteRange(start, end));
-      return DeleteRangeResponse.newBuilder().setHeader(header(r.appliedIndex())).build();
-    });
+    serve(
+        out,
+        () -> {
+          byte[] start = req.getStart().toByteArray();
+          byte[] end = req.getEnd().isEmpty() ? null : req.getEnd().toByteArray();
+          if (end != null && java.util.Arrays.compare(start, end) >= 0) {
+            throw new IllegalArgumentException("malformed range: end must be after start");
+          }
+          Reply r = write(req.getRequestId(), new Command.DeleteRange(start, end));
+          return DeleteRangeResponse.newBuilder().setHeader(header(r.appliedIndex())).build();
+        });
   }
 
   @Override
   public void batch(BatchRequest req, StreamObserver<BatchResponse> out) {
-    serve(out, () -> {
-      if (req.getOpsCount() == 0) {
-        throw new IllegalArgumentException("a batch needs at least one operation");
-      }
-      List<Command.Op> ops = new ArrayList<>(req.getOpsCount());
-      for (Op op : req.getOpsList()) {
-        ops.add(op(op));
-      }
-      Reply r = write(req.getRequestId(), new Command.Batch(ops));
-      return BatchResponse.newBuilder().setHeader(header(r.appliedIndex())).build();
-    });
+    serve(
+        out,
+        () -> {
+          if (req.getOpsCount() == 0) {
+            throw new IllegalArgumentException("a batch needs at least one operation");
+          }
+          List<Command.Op> ops = new ArrayList<>(req.getOpsCount());
+          for (Op op : req.getOpsList()) {
+            ops.add(op(op));
+          }
+          Reply r = write(req.getRequestId(), new Command.Batch(ops));
+          return BatchResponse.newBuilder().setHeader(header(r.appliedIndex())).build();
+        });
   }
 
   @Override
   public void compareAndSet(CompareAndSetRequest req, StreamObserver<CompareAndSetResponse> out) {
-    serve(out, () -> {
-      byte[] key = key(req.getKey());
-      byte[] expected = switch (req.getExpectationCase()) {
-        case EXPECTED_VALUE -> req.getExpectedValue().toByteArray();
-        case EXPECTED_ABSENT, EXPECTED_MOD_INDEX -> null;
-        case EXPECTATION_NOT_SET -> throw new IllegalArgumentException(
-            "compare-and-set needs expected_value, expected_absent or expected_mod_index");
-      };
-      long expectedIndex = req.getExpectationCase()
-          == CompareAndSetRequest.ExpectationCase.EXPECTED_MOD_INDEX
-          ? req.getExpectedModIndex() : -1;
-      Command.Op then = op(req.getThen());
-      if (!java.util.Arrays.equals(then.key(), key)) {
-        throw new IllegalArgumentException("compare-and-set's operation must be on its own key");
-      }
-      Reply.CasResult r = (Reply.CasResult) write(req.getRequestId(),
-          new Command.CompareAndSet(key, expected, expectedIndex, then));
-      CompareAndSetResponse.Builder b = CompareAndSetResponse.newBuilder()
-          .setHeader(header(r.appliedIndex())).setApplied(r.applied());
-      if (r.current() != null) {
-        b.setFound(true).setCurrent(ByteString.copyFrom(r.current())).setModIndex(r.modIndex());
-      }
-      return b.build();
-    });
+    serve(
+        out,
+        () -> {
+          byte[] key = key(req.getKey());
+          byte[] expected =
+              switch (req.getExpectationCase()) {
+                case EXPECTED_VALUE -> req.getExpectedValue().toByteArray();
+                case EXPECTED_ABSENT, EXPECTED_MOD_INDEX -> null;
+                case EXPECTATION_NOT_SET ->
+                    throw new IllegalArgumentException(
+                        "compare-and-set needs expected_value, expected_absent or expected_mod_index");
+              };
+          long expectedIndex =
+              req.getExpectationCase() == CompareAndSetRequest.ExpectationCase.EXPECTED_MOD_INDEX
+                  ? req.getExpectedModIndex()
+                  : -1;
+          Command.Op then = op(req.getThen());
+          if (!java.util.Arrays.equals(then.key(), key)) {
+            throw new IllegalArgumentException(
+                "compare-and-set's operation must be on its own key");
+          }
+          Reply.CasResult r =
+              (Reply.CasResult)
+                  write(
+                      req.getRequestId(),
+                      new Command.CompareAndSet(key, expected, expectedIndex, then));
+          CompareAndSetResponse.Builder b =
+              CompareAndSetResponse.newBuilder()
+                  .setHeader(header(r.appliedIndex()))
+                  .setApplied(r.applied());
+          if (r.current() != null) {
+            b.setFound(true).setCurrent(ByteString.copyFrom(r.current())).setModIndex(r.modIndex());
+          }
+          return b.build();
+        });
   }
 
   @Override
   public void scan(ScanRequest req, StreamObserver<ScanResponse> out) {
-    serve(out, () -> {
-      int limit = req.getLimit() == 0 ? DEFAULT_SCAN_LIMIT : req.getLimit();
-      byte[] end = req.getEnd().isEmpty() ? null : req.getEnd().toByteArray();
-      Reply.Entries r = (Reply.Entries) read(new Query.Scan(req.getStart().toByteArray(), end,
-          limit, req.getReverse(), req.getKeysOnly()), req.getConsistency());
-      ScanResponse.Builder b = ScanResponse.newBuilder().setHeader(header(r.appliedIndex()))
-          .setMore(r.more());
-      for (byte[][] kv : r.entries()) {
-        b.addEntries(KeyValue.newBuilder().setKey(ByteString.copyFrom(kv[0]))
-            .setValue(ByteString.copyFrom(kv[1])));
-      }
-      return b.build();
-    });
+    serve(
+        out,
+        () -> {
+          int limit = req.getLimit() == 0 ? DEFAULT_SCAN_LIMIT : req.getLimit();
+          byte[] end = req.getEnd().isEmpty() ? null : req.getEnd().toByteArray();
+          Reply.Entries r =
+              (Reply.Entries)
+                  read(
+                      new Query.Scan(
+                          req.getStart().toByteArray(),
+                          end,
+                          limit,
+                          req.getReverse(),
+                          req.getKeysOnly()),
+                      req.getConsistency());
+          ScanResponse.Builder b =
+              ScanResponse.newBuilder().setHeader(header(r.appliedIndex())).setMore(r.more());
+          for (byte[][] kv : r.entries()) {
+            b.addEntries(
+                KeyValue.newBuilder()
+                    .setKey(ByteString.copyFrom(kv[0]))
+                    .setValue(ByteString.copyFrom(kv[1])));
+          }
+          return b.build();
+        });
   }
 }

@@ -19,14 +19,16 @@ import org.apache.ratis.protocol.exceptions.TimeoutIOException;
 /**
  * The one place where Ratis's and the engine's failures become gRPC statuses and the trailers of
  * {@link ErrorTrailers}, the contract with the SDK (which reads reasons from trailers, never from
- * description text). Ratis's client raises most failures rather than returning them, and wraps
- * the cause when it tried more than once, so every mapping searches the whole cause chain.
+ * description text). Ratis's client raises most failures rather than returning them, and wraps the
+ * cause when it tried more than once, so every mapping searches the whole cause chain.
  */
 public final class StatusMapper {
   private final String self;
   private final MeterRegistry registry;
 
-  /** @param self this node's id, named when its own Raft server is the one throttling */
+  /**
+   * @param self this node's id, named when its own Raft server is the one throttling
+   */
   public StatusMapper(String self, MeterRegistry registry) {
     this.self = self;
     this.registry = registry;
@@ -53,26 +55,45 @@ public final class StatusMapper {
    * are counted in {@code shale.writes.throttled{node,cause}}.
    */
   public StatusException writeFailure(Throwable e) {
-    WriteThrottledByReplica.Details d = WriteThrottledByReplica.parse(String.valueOf(
-        e == null ? null : e.getMessage()));
+    WriteThrottledByReplica.Details d =
+        WriteThrottledByReplica.parse(String.valueOf(e == null ? null : e.getMessage()));
     if (d != null) {
       registry.counter("shale.writes.throttled", "node", d.node(), "cause", d.cause()).increment();
-      return throttled(d.node(), d.cause(), d.retryAfterMillis(), "WriteThrottled: node "
-          + d.node() + " is STOPPED by " + d.cause() + " (measured " + d.measured()
-          + ", threshold " + d.threshold() + "); retry after " + d.retryAfterMillis() + " ms");
+      return throttled(
+          d.node(),
+          d.cause(),
+          d.retryAfterMillis(),
+          "WriteThrottled: node "
+              + d.node()
+              + " is STOPPED by "
+              + d.cause()
+              + " (measured "
+              + d.measured()
+              + ", threshold "
+              + d.threshold()
+              + "); retry after "
+              + d.retryAfterMillis()
+              + " ms");
     }
     if (causedBy(e, ResourceUnavailableException.class)) {
-      registry.counter("shale.writes.throttled", "node", self, "cause",
-          "RAFT_PENDING_REQUESTS").increment();
-      return throttled(self, "RAFT_PENDING_REQUESTS", 100, "WriteThrottled: the leader's "
-          + "pending requests are full (" + e.getMessage() + "); retry after 100 ms");
+      registry
+          .counter("shale.writes.throttled", "node", self, "cause", "RAFT_PENDING_REQUESTS")
+          .increment();
+      return throttled(
+          self,
+          "RAFT_PENDING_REQUESTS",
+          100,
+          "WriteThrottled: the leader's "
+              + "pending requests are full ("
+              + e.getMessage()
+              + "); retry after 100 ms");
     }
     return unavailable("the write was not committed: " + e, e);
   }
 
   /** RESOURCE_EXHAUSTED with the trailers the SDK retries by. */
-  static StatusException throttled(String node, String cause, long retryAfterMillis,
-      String description) {
+  static StatusException throttled(
+      String node, String cause, long retryAfterMillis, String description) {
     Metadata trailers = new Metadata();
     trailers.put(ErrorTrailers.ERROR, ErrorTrailers.WRITE_THROTTLED);
     trailers.put(ErrorTrailers.THROTTLED_NODE, node);
@@ -84,7 +105,8 @@ public final class StatusMapper {
   /** UNAVAILABLE, with the NO_LEADER trailer when {@code e} says no leader could be reached. */
   public static StatusException unavailable(String description, Throwable e) {
     Metadata trailers = new Metadata();
-    if (causedBy(e, NotLeaderException.class) || causedBy(e, LeaderNotReadyException.class)
+    if (causedBy(e, NotLeaderException.class)
+        || causedBy(e, LeaderNotReadyException.class)
         || causedBy(e, RaftRetryFailureException.class)) {
       trailers.put(ErrorTrailers.ERROR, ErrorTrailers.NO_LEADER);
     }
@@ -100,32 +122,44 @@ public final class StatusMapper {
 
   /**
    * The status for a membership change ({@code what}, e.g. "adding n4") that Ratis did not make.
-   * One change at a time, as in etcd: a change in progress is refused at once rather than
-   * retried here, so the caller's deadline holds and it decides when to ask again. A member that
-   * made no progress is FAILED_PRECONDITION, not UNAVAILABLE: nothing is wrong with the node that
-   * answered, and a client would take UNAVAILABLE for its transient failure.
+   * One change at a time, as in etcd: a change in progress is refused at once rather than retried
+   * here, so the caller's deadline holds and it decides when to ask again. A member that made no
+   * progress is FAILED_PRECONDITION, not UNAVAILABLE: nothing is wrong with the node that answered,
+   * and a client would take UNAVAILABLE for its transient failure.
    */
   public static Status membershipRefusal(String what, Throwable failure, Duration adminTimeout) {
     for (Throwable t = failure; t != null; t = t.getCause()) {
       if (t instanceof ReconfigurationInProgressException) {
-        return Status.FAILED_PRECONDITION.withDescription(what + " refused: another membership "
-            + "change is in progress (a new member may still be catching up); ask again once it "
-            + "has committed or failed");
+        return Status.FAILED_PRECONDITION.withDescription(
+            what
+                + " refused: another membership "
+                + "change is in progress (a new member may still be catching up); ask again once it "
+                + "has committed or failed");
       }
       if (t instanceof ReconfigurationTimeoutException) {
-        return Status.FAILED_PRECONDITION.withDescription(what + " failed: the new member made "
-            + "no progress catching up (is it running, started to join, and reachable from the "
-            + "leader?): " + t.getMessage());
+        return Status.FAILED_PRECONDITION.withDescription(
+            what
+                + " failed: the new member made "
+                + "no progress catching up (is it running, started to join, and reachable from the "
+                + "leader?): "
+                + t.getMessage());
       }
       if (t instanceof TimeoutIOException) {
-        return Status.DEADLINE_EXCEEDED.withDescription(what + ": no answer from the leader "
-            + "within " + adminTimeout.toSeconds() + " s (a new member may still be catching "
-            + "up); it may still take effect: list the members to see");
+        return Status.DEADLINE_EXCEEDED.withDescription(
+            what
+                + ": no answer from the leader "
+                + "within "
+                + adminTimeout.toSeconds()
+                + " s (a new member may still be catching "
+                + "up); it may still take effect: list the members to see");
       }
       if (t instanceof SetConfigurationException) {
-        return Status.ABORTED.withDescription(what + " refused: the configuration is not "
-            + "the one this node sees (it changed meanwhile, or this node lags); list the "
-            + "members and ask again: " + t.getMessage());
+        return Status.ABORTED.withDescription(
+            what
+                + " refused: the configuration is not "
+                + "the one this node sees (it changed meanwhile, or this node lags); list the "
+                + "members and ask again: "
+                + t.getMessage());
       }
     }
     return Status.UNAVAILABLE.withDescription(what + " failed: " + failure);

@@ -28,8 +28,10 @@ import org.apache.ratis.util.TimeDuration;
  */
 public final class LocalCluster implements AutoCloseable {
   private final Map<String, ShaleNode> nodes = new LinkedHashMap<>();
+
   /** Every node ever configured, members or not, by id. */
   private final Map<String, NodeConfig.Peer> peers = new LinkedHashMap<>();
+
   private final RaftGroup group;
   private final RaftProperties properties;
   private final Path dir;
@@ -45,19 +47,24 @@ public final class LocalCluster implements AutoCloseable {
     this(dir, size, engineOptions, NodeConfig.RaftSettings.defaults());
   }
 
-  public LocalCluster(Path dir, int size, EngineOptions engineOptions,
-      NodeConfig.RaftSettings raft) throws IOException {
+  public LocalCluster(Path dir, int size, EngineOptions engineOptions, NodeConfig.RaftSettings raft)
+      throws IOException {
     this(dir, size, engineOptions, raft, true);
   }
 
   /** A cluster of {@code size} configured nodes, none started (start them with {@link #start}). */
   public static LocalCluster configuredOnly(Path dir, int size) throws IOException {
-    return new LocalCluster(dir, size, EngineOptions.defaults(),
-        NodeConfig.RaftSettings.defaults(), false);
+    return new LocalCluster(
+        dir, size, EngineOptions.defaults(), NodeConfig.RaftSettings.defaults(), false);
   }
 
-  private LocalCluster(Path dir, int size, EngineOptions engineOptions,
-      NodeConfig.RaftSettings raft, boolean startAll) throws IOException {
+  private LocalCluster(
+      Path dir,
+      int size,
+      EngineOptions engineOptions,
+      NodeConfig.RaftSettings raft,
+      boolean startAll)
+      throws IOException {
     this.dir = dir;
     this.engineOptions = engineOptions;
     this.raft = raft;
@@ -76,19 +83,20 @@ public final class LocalCluster implements AutoCloseable {
 
   /** Allocates ports for a node {@code id} that is not started. */
   public NodeConfig.Peer newPeer(String id) throws IOException {
-    NodeConfig.Peer p = new NodeConfig.Peer(id, "127.0.0.1:" + freePort(),
-        "127.0.0.1:" + freePort());
+    NodeConfig.Peer p =
+        new NodeConfig.Peer(id, "127.0.0.1:" + freePort(), "127.0.0.1:" + freePort());
     peers.put(id, p);
     return p;
   }
 
   /**
-   * A port free now, below the kernel's ephemeral range (32768 and up on Linux): a port the
-   * kernel hands out for port 0 can be taken by an outgoing connection between this check and
-   * the node's bind, and tests make many connections.
+   * A port free now, below the kernel's ephemeral range (32768 and up on Linux): a port the kernel
+   * hands out for port 0 can be taken by an outgoing connection between this check and the node's
+   * bind, and tests make many connections.
    */
   public static int freePort() throws IOException {
-    java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+    java.util.concurrent.ThreadLocalRandom random =
+        java.util.concurrent.ThreadLocalRandom.current();
     for (int attempt = 0; attempt < 200; attempt++) {
       int port = random.nextInt(20_000, 32_000);
       try (ServerSocket s = new ServerSocket()) {
@@ -102,7 +110,6 @@ public final class LocalCluster implements AutoCloseable {
     throw new IOException("no free port found in 20000-31999 after 200 tries");
   }
 
-
   public NodeConfig config(String id) {
     NodeConfig.Peer self = peers.get(id);
     List<NodeConfig.Peer> members = new ArrayList<>();
@@ -110,8 +117,16 @@ public final class LocalCluster implements AutoCloseable {
     if (!members.contains(self)) {
       members.add(self);
     }
-    return new NodeConfig(id, "test-cluster", dir.resolve(id), self.raftAddress(),
-        self.apiAddress(), "127.0.0.1:0", members, raft, NodeConfig.Limits.defaults(),
+    return new NodeConfig(
+        id,
+        "test-cluster",
+        dir.resolve(id),
+        self.raftAddress(),
+        self.apiAddress(),
+        "127.0.0.1:0",
+        members,
+        raft,
+        NodeConfig.Limits.defaults(),
         engineOptions);
   }
 
@@ -132,8 +147,8 @@ public final class LocalCluster implements AutoCloseable {
   public void stop(String id) throws IOException {
     ShaleNode n = nodes.remove(id);
     if (n == null) {
-      throw new IllegalArgumentException("node " + id + " is not running; running: "
-          + nodes.keySet());
+      throw new IllegalArgumentException(
+          "node " + id + " is not running; running: " + nodes.keySet());
     }
     n.close();
   }
@@ -142,8 +157,8 @@ public final class LocalCluster implements AutoCloseable {
   public ShaleNode node(String id) {
     ShaleNode n = nodes.get(id);
     if (n == null) {
-      throw new IllegalArgumentException("node " + id + " is not running; running: "
-          + nodes.keySet());
+      throw new IllegalArgumentException(
+          "node " + id + " is not running; running: " + nodes.keySet());
     }
     return n;
   }
@@ -182,12 +197,20 @@ public final class LocalCluster implements AutoCloseable {
   public Path writeConfigFile(String id) throws IOException {
     NodeConfig c = config(id);
     StringBuilder t = new StringBuilder();
-    t.append("[node]\nid = \"").append(id).append("\"\ncluster = \"test-cluster\"\n")
-        .append("data_dir = \"").append(c.dataDir()).append("\"\n")
+    t.append("[node]\nid = \"")
+        .append(id)
+        .append("\"\ncluster = \"test-cluster\"\n")
+        .append("data_dir = \"")
+        .append(c.dataDir())
+        .append("\"\n")
         .append("http_address = \"127.0.0.1:0\"\n\n");
     for (NodeConfig.Peer p : c.peers()) {
-      t.append("[[peers]]\nid = \"").append(p.id()).append("\"\nraft_address = \"")
-          .append(p.raftAddress()).append("\"\napi_address = \"").append(p.apiAddress())
+      t.append("[[peers]]\nid = \"")
+          .append(p.id())
+          .append("\"\nraft_address = \"")
+          .append(p.raftAddress())
+          .append("\"\napi_address = \"")
+          .append(p.apiAddress())
           .append("\"\n\n");
     }
     Path file = dir.resolve(id + ".toml");
@@ -197,9 +220,12 @@ public final class LocalCluster implements AutoCloseable {
 
   /** A Ratis client of the initial group, with a patient retry policy (20 s). */
   public RaftClient client() {
-    return RaftClient.newBuilder().setProperties(properties).setRaftGroup(group)
-        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(200,
-            TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+    return RaftClient.newBuilder()
+        .setProperties(properties)
+        .setRaftGroup(group)
+        .setRetryPolicy(
+            RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+                200, TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
         .build();
   }
 

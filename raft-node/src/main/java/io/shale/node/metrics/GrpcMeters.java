@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class GrpcMeters implements ServerInterceptor {
   private final MeterRegistry registry;
+
   /** Timers by method and status code, so a call does not build and look up a meter id. */
   private final Map<String, Map<Status.Code, Timer>> timers = new ConcurrentHashMap<>();
 
@@ -27,23 +28,31 @@ public final class GrpcMeters implements ServerInterceptor {
   }
 
   @Override
-  public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
-      ServerCallHandler<Q, R> next) {
+  public <Q, R> ServerCall.Listener<Q> interceptCall(
+      ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
     long start = System.nanoTime();
     String method = call.getMethodDescriptor().getFullMethodName();
-    ServerCall<Q, R> timed = new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
-      @Override
-      public void close(Status status, Metadata trailers) {
-        timer(method, status.getCode()).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-        super.close(status, trailers);
-      }
-    };
+    ServerCall<Q, R> timed =
+        new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
+          @Override
+          public void close(Status status, Metadata trailers) {
+            timer(method, status.getCode()).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+            super.close(status, trailers);
+          }
+        };
     return next.startCall(timed, headers);
   }
 
   private Timer timer(String method, Status.Code code) {
-    return timers.computeIfAbsent(method, m -> new ConcurrentHashMap<>()).computeIfAbsent(code,
-        c -> Timer.builder("shale.grpc.server.requests").tag("method", method)
-            .tag("status", c.name()).publishPercentileHistogram().register(registry));
+    return timers
+        .computeIfAbsent(method, m -> new ConcurrentHashMap<>())
+        .computeIfAbsent(
+            code,
+            c ->
+                Timer.builder("shale.grpc.server.requests")
+                    .tag("method", method)
+                    .tag("status", c.name())
+                    .publishPercentileHistogram()
+                    .register(registry));
   }
 }

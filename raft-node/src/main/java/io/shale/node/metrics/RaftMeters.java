@@ -11,11 +11,11 @@ import org.apache.ratis.proto.RaftProtos;
 import org.apache.ratis.server.RaftServer;
 
 /**
- * Raft state of one node as gauges read at scrape time, and a counter of leader changes (fed by
- * the state machine's leader-change notification).
+ * Raft state of one node as gauges read at scrape time, and a counter of leader changes (fed by the
+ * state machine's leader-change notification).
  *
- * <p>{@code shale.raft.role} is 1 for the role in its tag and 0 otherwise, so a dashboard can
- * count leaders; {@code shale.raft.replication.lag} (leader only) is the commit index minus each
+ * <p>{@code shale.raft.role} is 1 for the role in its tag and 0 otherwise, so a dashboard can count
+ * leaders; {@code shale.raft.replication.lag} (leader only) is the commit index minus each
  * follower's match index, in entries.
  */
 public final class RaftMeters {
@@ -30,14 +30,18 @@ public final class RaftMeters {
     this.division = division;
     this.registry = registry;
     for (String role : ROLES) {
-      Gauge.builder("shale.raft.role", division,
+      Gauge.builder(
+              "shale.raft.role",
+              division,
               d -> d.getInfo().getCurrentRole().name().equals(role) ? 1 : 0)
-          .tag("role", role).description("1 when this node has the role").register(registry);
+          .tag("role", role)
+          .description("1 when this node has the role")
+          .register(registry);
     }
     Gauge.builder("shale.raft.term", division, d -> d.getInfo().getCurrentTerm())
         .register(registry);
-    Gauge.builder("shale.raft.commit.index", division,
-        d -> d.getRaftLog().getLastCommittedIndex()).register(registry);
+    Gauge.builder("shale.raft.commit.index", division, d -> d.getRaftLog().getLastCommittedIndex())
+        .register(registry);
     Gauge.builder("shale.raft.applied.index", division, d -> d.getInfo().getLastAppliedIndex())
         .register(registry);
     Gauge.builder("shale.raft.snapshot.index", division, d -> d.getRaftLog().getSnapshotIndex())
@@ -46,8 +50,10 @@ public final class RaftMeters {
         .register(registry);
     Gauge.builder("shale.raft.has.leader", division, d -> d.getInfo().getLeaderId() == null ? 0 : 1)
         .register(registry);
-    leaderChanges = Counter.builder("shale.raft.leader.changes")
-        .description("leader changes this node observed").register(registry);
+    leaderChanges =
+        Counter.builder("shale.raft.leader.changes")
+            .description("leader changes this node observed")
+            .register(registry);
   }
 
   /** Called when this node learns of a new leader. */
@@ -69,12 +75,17 @@ public final class RaftMeters {
     // Both lists come from the leader's log appenders, in the same order.
     for (int i = 0; i < Math.min(followers.size(), match.length); i++) {
       String id = followers.get(i).getId().getId().toStringUtf8();
-      lag.computeIfAbsent(id, f -> {
-        AtomicLong v = new AtomicLong();
-        Gauge.builder("shale.raft.replication.lag", v, AtomicLong::get).tag("follower", f)
-            .baseUnit("entries").register(registry);
-        return v;
-      }).set(Math.max(0, commit - match[i]));
+      lag.computeIfAbsent(
+              id,
+              f -> {
+                AtomicLong v = new AtomicLong();
+                Gauge.builder("shale.raft.replication.lag", v, AtomicLong::get)
+                    .tag("follower", f)
+                    .baseUnit("entries")
+                    .register(registry);
+                return v;
+              })
+          .set(Math.max(0, commit - match[i]));
     }
   }
 }

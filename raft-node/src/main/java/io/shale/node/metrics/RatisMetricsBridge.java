@@ -33,8 +33,8 @@ public final class RatisMetricsBridge {
         continue;
       }
       String prefix = "ratis." + r.getMetricRegistryInfo().getPrefix();
-      for (Map.Entry<String, Metric> e : impl.getDropWizardMetricRegistry().getMetrics()
-          .entrySet()) {
+      for (Map.Entry<String, Metric> e :
+          impl.getDropWizardMetricRegistry().getMetrics().entrySet()) {
         String name = sanitize(prefix + "." + e.getKey());
         if (!bridged.add(name)) {
           continue;

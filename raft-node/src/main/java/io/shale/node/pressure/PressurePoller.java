@@ -28,13 +28,14 @@ import org.apache.ratis.retry.RetryPolicies;
 
 /**
  * Asks every other member for its engine's write pressure every {@code interval} (Ratis's
- * heartbeats cannot carry it; a stale read served by the member's state machine can) and hands
- * the answers to {@link ReplicaPressure}. Every node polls, so that a new leader has fresh reports
- * at once. The members are read from the current Raft configuration at every interval, so nodes
- * added or removed are polled or forgotten. A member that does not answer is not reported.
+ * heartbeats cannot carry it; a stale read served by the member's state machine can) and hands the
+ * answers to {@link ReplicaPressure}. Every node polls, so that a new leader has fresh reports at
+ * once. The members are read from the current Raft configuration at every interval, so nodes added
+ * or removed are polled or forgotten. A member that does not answer is not reported.
  */
 public final class PressurePoller implements AutoCloseable {
   private static final Message QUERY = Messages.of(Query.encode(new Query.Pressure()));
+
   /** Members that may be unresponsive at once without delaying the others' reports. */
   private static final int THREADS = 8;
 
@@ -50,16 +51,21 @@ public final class PressurePoller implements AutoCloseable {
   private final ScheduledExecutorService timer;
   private final Map<String, Polled> polled = new ConcurrentHashMap<>();
 
-  public PressurePoller(String self, Supplier<Collection<RaftPeer>> members, RaftGroupId groupId,
-      RaftProperties properties, ReplicaPressure into, Duration interval) {
+  public PressurePoller(
+      String self,
+      Supplier<Collection<RaftPeer>> members,
+      RaftGroupId groupId,
+      RaftProperties properties,
+      ReplicaPressure into,
+      Duration interval) {
     this.self = self;
     this.members = members;
     this.groupId = groupId;
     this.properties = properties;
     this.into = into;
     this.intervalMillis = interval.toMillis();
-    this.timer = Executors.newScheduledThreadPool(THREADS,
-        DaemonThreads.named("pressure-poller-" + self));
+    this.timer =
+        Executors.newScheduledThreadPool(THREADS, DaemonThreads.named("pressure-poller-" + self));
     timer.scheduleWithFixedDelay(this::followMembers, 0, intervalMillis, TimeUnit.MILLISECONDS);
   }
 
@@ -73,13 +79,20 @@ public final class PressurePoller implements AutoCloseable {
           continue;
         }
         current.add(id);
-        polled.computeIfAbsent(id, k -> {
-          RaftClient client = RaftClient.newBuilder().setProperties(properties)
-              .setRaftGroup(RaftGroup.valueOf(groupId, peer))
-              .setRetryPolicy(RetryPolicies.noRetry()).build();
-          return new Polled(client, timer.scheduleWithFixedDelay(() -> poll(client, peer), 0,
-              intervalMillis, TimeUnit.MILLISECONDS));
-        });
+        polled.computeIfAbsent(
+            id,
+            k -> {
+              RaftClient client =
+                  RaftClient.newBuilder()
+                      .setProperties(properties)
+                      .setRaftGroup(RaftGroup.valueOf(groupId, peer))
+                      .setRetryPolicy(RetryPolicies.noRetry())
+                      .build();
+              return new Polled(
+                  client,
+                  timer.scheduleWithFixedDelay(
+                      () -> poll(client, peer), 0, intervalMillis, TimeUnit.MILLISECONDS));
+            });
       }
       for (String id : Set.copyOf(polled.keySet())) {
         if (!current.contains(id)) {
@@ -93,15 +106,15 @@ public final class PressurePoller implements AutoCloseable {
   }
 
   /**
-   * One blocking stale read (the asynchronous client closes its ordered window for a server after
-   * a failure without retry, which would silence that peer for good).
+   * One blocking stale read (the asynchronous client closes its ordered window for a server after a
+   * failure without retry, which would silence that peer for good).
    */
   private void poll(RaftClient client, RaftPeer peer) {
     try {
       RaftClientReply r = client.io().sendStaleRead(QUERY, 0, peer.getId());
       if (r.isSuccess()) {
-        WritePressure p = ((Reply.Pressure) Reply.decode(
-            r.getMessage().getContent().toByteArray())).pressure();
+        WritePressure p =
+            ((Reply.Pressure) Reply.decode(r.getMessage().getContent().toByteArray())).pressure();
         into.report(peer.getId().toString(), p);
       }
     } catch (IOException | RuntimeException e) {

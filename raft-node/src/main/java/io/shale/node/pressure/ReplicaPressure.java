@@ -8,10 +8,9 @@ import java.util.function.Supplier;
 
 /**
  * The leader's view of every replica's engine write pressure: its own, read when asked, and the
- * latest report of each other node, kept with the time it arrived. A report older than
- * {@code maxAge} (2 s by default) is ignored, so a node that stopped answering does not hold
- * writes back forever (a node that is down is Raft's business, not backpressure's).
- * Thread-safe.
+ * latest report of each other node, kept with the time it arrived. A report older than {@code
+ * maxAge} (2 s by default) is ignored, so a node that stopped answering does not hold writes back
+ * forever (a node that is down is Raft's business, not backpressure's). Thread-safe.
  */
 public final class ReplicaPressure {
   /** The worst pressure among the replicas and the node it is on. */

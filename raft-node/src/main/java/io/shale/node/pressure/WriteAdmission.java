@@ -6,8 +6,8 @@ import java.time.Duration;
 /**
  * The leader's decision for a write about to enter the log, from the worst pressure among the
  * replicas: admit it, admit it after the suggested delay (DELAYED), or refuse it (STOPPED) with a
- * {@link WriteThrottledByReplica} that names the node and the cause. A refused write never
- * reaches the log, so the leader does not step down for it.
+ * {@link WriteThrottledByReplica} that names the node and the cause. A refused write never reaches
+ * the log, so the leader does not step down for it.
  */
 public final class WriteAdmission {
   /** Waits for a delay; tests pass one that records instead of sleeping. */

@@ -22,28 +22,29 @@ import org.slf4j.LoggerFactory;
  * Makes this node step down when, as a new leader, it keeps sending its log to a peer that a
  * membership change removed: a sender left over from the configuration it was elected with.
  *
- * <p>How Ratis 3.3.0 leaves one: a new leader makes a
- * log sender for every peer of its configuration, the old members' too when the configuration
- * is transitional (a change half done). It drops the senders of removed peers only when it
- * replicates the final configuration itself, after the transitional one commits. A leader
- * elected while the last configuration in its log is the transitional one never does that: its
- * first entry of the term is the final configuration already. The removed peer's sender then
- * runs for the whole term: every add of that peer fails in Ratis ("Found duplicated element"),
- * and an empty node started under its id to join again takes those appends and shuts its Raft
- * group down (RemovalAcrossLeaderChangeTest; docs/postmortems/15 and
- * docs/upstream/ratis-leader-elected-mid-change-keeps-removed-sender.md).
+ * <p>How Ratis 3.3.0 leaves one: a new leader makes a log sender for every peer of its
+ * configuration, the old members' too when the configuration is transitional (a change half done).
+ * It drops the senders of removed peers only when it replicates the final configuration itself,
+ * after the transitional one commits. A leader elected while the last configuration in its log is
+ * the transitional one never does that: its first entry of the term is the final configuration
+ * already. The removed peer's sender then runs for the whole term: every add of that peer fails in
+ * Ratis ("Found duplicated element"), and an empty node started under its id to join again takes
+ * those appends and shuts its Raft group down (RemovalAcrossLeaderChangeTest; docs/postmortems/15
+ * and docs/upstream/ratis-leader-elected-mid-change-keeps-removed-sender.md).
  *
- * <p>Why stepping down mends it: a term's senders end with it, and the next leader (possibly
- * this node again) is elected with the final configuration, so it makes senders for its members
- * only. The price is one election, paid only after a removal that a leader change cut in two.
- * The check runs once per term, in the first moments after this node is elected: before its
- * first entry is applied no membership change can start, so a sender for a removed peer found
- * then cannot be the staging of that peer's new add.
+ * <p>Why stepping down mends it: a term's senders end with it, and the next leader (possibly this
+ * node again) is elected with the final configuration, so it makes senders for its members only.
+ * The price is one election, paid only after a removal that a leader change cut in two. The check
+ * runs once per term, in the first moments after this node is elected: before its first entry is
+ * applied no membership change can start, so a sender for a removed peer found then cannot be the
+ * staging of that peer's new add.
  */
 public final class LeftoverSenders implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LeftoverSenders.class);
+
   /** How often, and for how long after an election, the check looks at the senders. */
   private static final long POLL_MS = 20;
+
   private static final long GIVE_UP_MS = 10_000;
 
   private final RaftServer server;
@@ -54,14 +55,15 @@ public final class LeftoverSenders implements AutoCloseable {
   public LeftoverSenders(RaftServer server, RaftServer.Division division) {
     this.server = server;
     this.division = division;
-    this.timer = Executors.newSingleThreadScheduledExecutor(
-        DaemonThreads.named(division.getId() + "-leftover-senders"));
+    this.timer =
+        Executors.newSingleThreadScheduledExecutor(
+            DaemonThreads.named(division.getId() + "-leftover-senders"));
   }
 
   /**
-   * Ratis reports {@code leaderId} elected. Runs inside Ratis's role change: when this node is
-   * the one elected, its senders already exist and its configuration is still the one it was
-   * elected with, so the peers only the old side of that configuration holds are noted here.
+   * Ratis reports {@code leaderId} elected. Runs inside Ratis's role change: when this node is the
+   * one elected, its senders already exist and its configuration is still the one it was elected
+   * with, so the peers only the old side of that configuration holds are noted here.
    */
   public void elected(String leaderId) {
     if (!division.getId().toString().equals(leaderId)) {
@@ -80,8 +82,8 @@ public final class LeftoverSenders implements AutoCloseable {
 
   /**
    * The peers of {@code removed} that a leader with configuration {@code conf} still sends to
-   * ({@code senders}): empty while the configuration is transitional, when the old members'
-   * senders are still needed.
+   * ({@code senders}): empty while the configuration is transitional, when the old members' senders
+   * are still needed.
    */
   static Set<String> leftovers(Set<String> senders, Set<String> removed, RaftConfiguration conf) {
     if (!conf.getPreviousPeers().isEmpty()) {
@@ -110,18 +112,32 @@ public final class LeftoverSenders implements AutoCloseable {
       if (left.isEmpty()) {
         return;
       }
-      LOG.warn("{}: leader at term {} still sends its log to {}, removed from the configuration"
-          + " it was elected with ({}); stepping down so the next leader starts without them",
-          division.getMemberId(), term, left, conf);
-      server.transferLeadershipAsync(new TransferLeadershipRequest(ClientId.randomId(),
-              division.getId(), division.getGroup().getGroupId(), callIds.incrementAndGet(),
-              null, 5_000))
-          .whenComplete((reply, e) -> {
-            if (e != null || !reply.isSuccess()) {
-              LOG.warn("{}: stepping down at term {} failed: {}", division.getMemberId(), term,
-                  e != null ? e : reply.getException());
-            }
-          });
+      LOG.warn(
+          "{}: leader at term {} still sends its log to {}, removed from the configuration"
+              + " it was elected with ({}); stepping down so the next leader starts without them",
+          division.getMemberId(),
+          term,
+          left,
+          conf);
+      server
+          .transferLeadershipAsync(
+              new TransferLeadershipRequest(
+                  ClientId.randomId(),
+                  division.getId(),
+                  division.getGroup().getGroupId(),
+                  callIds.incrementAndGet(),
+                  null,
+                  5_000))
+          .whenComplete(
+              (reply, e) -> {
+                if (e != null || !reply.isSuccess()) {
+                  LOG.warn(
+                      "{}: stepping down at term {} failed: {}",
+                      division.getMemberId(),
+                      term,
+                      e != null ? e : reply.getException());
+                }
+              });
     } catch (IOException | RuntimeException e) {
       LOG.warn("{}: checking the senders at term {} failed", division.getMemberId(), term, e);
     }
@@ -129,7 +145,11 @@ public final class LeftoverSenders implements AutoCloseable {
 
   private Set<String> senders() {
     Set<String> ids = new HashSet<>();
-    division.getInfo().getRoleInfoProto().getLeaderInfo().getFollowerInfoList()
+    division
+        .getInfo()
+        .getRoleInfoProto()
+        .getLeaderInfo()
+        .getFollowerInfoList()
         .forEach(f -> ids.add(f.getId().getId().toStringUtf8()));
     return ids;
   }

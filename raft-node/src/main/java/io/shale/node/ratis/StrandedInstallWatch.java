@@ -20,13 +20,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Works around Ratis reloading a fetched snapshot only on a leader's next install notification
  * (docs/upstream/ratis-install-reload-waits-for-a-notification.md): a leader elected after the
- * fetch ended, whose log still holds this follower's next entry, never sends one, and the
- * follower refuses its appends for good. Once a second, an install delivered to Ratis and not
- * consumed within {@code notificationWait} is consumed on the current leader's behalf: the
- * notification Ratis waits for is given to this server's own install-snapshot handler, with the
- * current leader and term (one of a stale term is refused). Counted in
- * {@code shale.snapshot.stranded.installs{result}}. Shown by
- * {@code InstallAcrossLeaderChangeTest}.
+ * fetch ended, whose log still holds this follower's next entry, never sends one, and the follower
+ * refuses its appends for good. Once a second, an install delivered to Ratis and not consumed
+ * within {@code notificationWait} is consumed on the current leader's behalf: the notification
+ * Ratis waits for is given to this server's own install-snapshot handler, with the current leader
+ * and term (one of a stale term is refused). Counted in {@code
+ * shale.snapshot.stranded.installs{result}}. Shown by {@code InstallAcrossLeaderChangeTest}.
  */
 public final class StrandedInstallWatch implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(StrandedInstallWatch.class);
@@ -43,12 +42,12 @@ public final class StrandedInstallWatch implements AutoCloseable {
   }
 
   /**
-   * Start watching. A leader notifies a follower in install at least every heartbeat, so
-   * {@code notificationWait} of two of the longest election timeouts (at least 3 s) without one
-   * means that none will come.
+   * Start watching. A leader notifies a follower in install at least every heartbeat, so {@code
+   * notificationWait} of two of the longest election timeouts (at least 3 s) without one means that
+   * none will come.
    */
-  public void start(Supplier<RaftServer> server, RaftGroupId group, RaftPeerId self,
-      Duration notificationWait) {
+  public void start(
+      Supplier<RaftServer> server, RaftGroupId group, RaftPeerId self, Duration notificationWait) {
     this.notificationWait = notificationWait;
     timer.scheduleWithFixedDelay(() -> consume(server.get(), group, self), 1, 1, TimeUnit.SECONDS);
   }
@@ -69,15 +68,20 @@ public final class StrandedInstallWatch implements AutoCloseable {
       }
       RaftProtos.InstallSnapshotRequestProto notification =
           RaftProtos.InstallSnapshotRequestProto.newBuilder()
-              .setServerRequest(RaftProtos.RaftRpcRequestProto.newBuilder()
-                  .setRequestorId(leader.toByteString()).setReplyId(self.toByteString())
-                  .setRaftGroupId(RaftProtos.RaftGroupIdProto.newBuilder()
-                      .setId(group.toByteString()))
-                  .setCallId(install.getIndex()))
+              .setServerRequest(
+                  RaftProtos.RaftRpcRequestProto.newBuilder()
+                      .setRequestorId(leader.toByteString())
+                      .setReplyId(self.toByteString())
+                      .setRaftGroupId(
+                          RaftProtos.RaftGroupIdProto.newBuilder().setId(group.toByteString()))
+                      .setCallId(install.getIndex()))
               .setLeaderTerm(term)
-              .setNotification(RaftProtos.InstallSnapshotRequestProto.NotificationProto
-                  .newBuilder().setFirstAvailableTermIndex(RaftProtos.TermIndexProto.newBuilder()
-                      .setTerm(install.getTerm()).setIndex(install.getIndex() + 1)))
+              .setNotification(
+                  RaftProtos.InstallSnapshotRequestProto.NotificationProto.newBuilder()
+                      .setFirstAvailableTermIndex(
+                          RaftProtos.TermIndexProto.newBuilder()
+                              .setTerm(install.getTerm())
+                              .setIndex(install.getIndex() + 1)))
               .build();
       String requester = handoff.requester();
       RaftProtos.InstallSnapshotResult result = server.installSnapshot(notification).getResult();
@@ -85,9 +89,16 @@ public final class StrandedInstallWatch implements AutoCloseable {
         handoff.alreadyInPlace();
       }
       registry.counter("shale.snapshot.stranded.installs", "result", result.name()).increment();
-      LOG.warn("{}: snapshot {} fetched for {} waited {} s for a notification that did not come;"
-          + " {}'s (term {}) given to this server: {}", self, install.getIndex(), requester,
-          notificationWait.toSeconds(), leader, term, result);
+      LOG.warn(
+          "{}: snapshot {} fetched for {} waited {} s for a notification that did not come;"
+              + " {}'s (term {}) given to this server: {}",
+          self,
+          install.getIndex(),
+          requester,
+          notificationWait.toSeconds(),
+          leader,
+          term,
+          result);
     } catch (Exception e) {
       // The next round tries again (for example after the term changed under this one).
       LOG.warn("{}: could not consume a stranded snapshot install: {}", self, e.toString());

@@ -3,21 +3,20 @@
  * behaviour, the report in {@code docs/upstream/}, and the test that shows why it is needed:
  *
  * <ul>
- *   <li>{@link io.shale.node.ratis.LeftoverSenders}: a leader elected in the middle of a
- *       membership change keeps a log sender for the removed peer; it steps down
- *       ({@code LeftoverSendersTest}; docs/upstream/ratis-leader-elected-mid-change-keeps-removed-sender.md).</li>
+ *   <li>{@link io.shale.node.ratis.LeftoverSenders}: a leader elected in the middle of a membership
+ *       change keeps a log sender for the removed peer; it steps down ({@code LeftoverSendersTest};
+ *       docs/upstream/ratis-leader-elected-mid-change-keeps-removed-sender.md).
  *   <li>{@link io.shale.node.ratis.RaftRecipientCheck}: Ratis accepts Raft messages addressed to
- *       another server id (a node restarted empty at an old address); they are refused
- *       ({@code RaftRecipientCheckTest}).</li>
+ *       another server id (a node restarted empty at an old address); they are refused ({@code
+ *       RaftRecipientCheckTest}).
  *   <li>{@link io.shale.node.ratis.StrandedInstallWatch}: Ratis reloads a fetched snapshot only on
- *       a leader's next notification, which may never come
- *       ({@code InstallAcrossLeaderChangeTest};
- *       docs/upstream/ratis-install-reload-waits-for-a-notification.md).</li>
+ *       a leader's next notification, which may never come ({@code InstallAcrossLeaderChangeTest};
+ *       docs/upstream/ratis-install-reload-waits-for-a-notification.md).
  * </ul>
  *
  * <p>Elsewhere, by Ratis's contract rather than a defect: {@code ShaleStateMachine} overrides
- * {@code queryStale} (the base class may wait for ever) and implements {@code pause} and
- * {@code reinitialize}; {@code ClusterService} probes a new member before Ratis stages it
+ * {@code queryStale} (the base class may wait for ever) and implements {@code pause} and {@code
+ * reinitialize}; {@code ClusterService} probes a new member before Ratis stages it
  * (docs/upstream/ratis-staging-never-times-out-under-load.md). {@code RatisVersionTest} fails when
  * the Ratis version changes, so that each of these is looked at again.
  */

@@ -1,9 +1,9 @@
 package io.shale.node.server;
 
-import io.shale.engine.concurrent.DaemonThreads;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.shale.engine.concurrent.DaemonThreads;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -12,9 +12,9 @@ import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 
 /**
- * The node's HTTP endpoints: {@code /metrics} (Prometheus text format), {@code /health} (200
- * while the process serves), {@code /ready} (200 once the node knows a leader and has applied
- * what it knows to be committed; 503 with the reason otherwise).
+ * The node's HTTP endpoints: {@code /metrics} (Prometheus text format), {@code /health} (200 while
+ * the process serves), {@code /ready} (200 once the node knows a leader and has applied what it
+ * knows to be committed; 503 with the reason otherwise).
  */
 final class HttpEndpoints implements AutoCloseable {
   /** Why the node is not ready, or null when it is. */
@@ -22,20 +22,26 @@ final class HttpEndpoints implements AutoCloseable {
 
   private final HttpServer server;
 
-  HttpEndpoints(String address, PrometheusMeterRegistry registry, Runnable beforeScrape,
-      Readiness readiness) throws IOException {
-    server = HttpServer.create(new InetSocketAddress(NodeConfig.host(address),
-        NodeConfig.port(address)), 16);
+  HttpEndpoints(
+      String address, PrometheusMeterRegistry registry, Runnable beforeScrape, Readiness readiness)
+      throws IOException {
+    server =
+        HttpServer.create(
+            new InetSocketAddress(NodeConfig.host(address), NodeConfig.port(address)), 16);
     server.setExecutor(Executors.newFixedThreadPool(2, DaemonThreads.named("http-endpoints")));
-    server.createContext("/metrics", ex -> {
-      beforeScrape.run();
-      respond(ex, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape());
-    });
+    server.createContext(
+        "/metrics",
+        ex -> {
+          beforeScrape.run();
+          respond(ex, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape());
+        });
     server.createContext("/health", ex -> respond(ex, 200, "text/plain", "ok\n"));
-    server.createContext("/ready", ex -> {
-      String why = readiness.get();
-      respond(ex, why == null ? 200 : 503, "text/plain", why == null ? "ready\n" : why + "\n");
-    });
+    server.createContext(
+        "/ready",
+        ex -> {
+          String why = readiness.get();
+          respond(ex, why == null ? 200 : 503, "text/plain", why == null ? "ready\n" : why + "\n");
+        });
     server.start();
   }
 

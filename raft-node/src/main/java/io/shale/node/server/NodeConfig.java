@@ -30,15 +30,26 @@ import org.tomlj.TomlTable;
  *
  * @param peers every voting member, this node included, in a stable order
  */
-public record NodeConfig(String id, String cluster, Path dataDir, String raftAddress,
-    String apiAddress, String httpAddress, List<Peer> peers, RaftSettings raft, Limits limits,
+public record NodeConfig(
+    String id,
+    String cluster,
+    Path dataDir,
+    String raftAddress,
+    String apiAddress,
+    String httpAddress,
+    List<Peer> peers,
+    RaftSettings raft,
+    Limits limits,
     EngineOptions engine) {
 
   public NodeConfig {
     peers = List.copyOf(peers);
     if (peers.stream().noneMatch(p -> p.id().equals(id))) {
-      throw new IllegalArgumentException("node.id \"" + id + "\" is not one of the peers "
-          + peers.stream().map(Peer::id).toList());
+      throw new IllegalArgumentException(
+          "node.id \""
+              + id
+              + "\" is not one of the peers "
+              + peers.stream().map(Peer::id).toList());
     }
   }
 
@@ -49,10 +60,10 @@ public record NodeConfig(String id, String cluster, Path dataDir, String raftAdd
    * Consensus settings.
    *
    * @param electionTimeout a follower without a leader for this long (to twice it, randomized)
-   *     starts an election; 1 s as etcd: with 300 ms, leaders lost their term on a busy
-   *     2-core machine, where heartbeats wait for CPU
-   * @param snapshotEveryEntries take a snapshot (an engine checkpoint) after this many log
-   *     entries, after which the log before it may be purged
+   *     starts an election; 1 s as etcd: with 300 ms, leaders lost their term on a busy 2-core
+   *     machine, where heartbeats wait for CPU
+   * @param snapshotEveryEntries take a snapshot (an engine checkpoint) after this many log entries,
+   *     after which the log before it may be purged
    * @param logSegmentSize a closed segment of this size is the unit the log is purged in
    * @param purgeGap purge only when the snapshot moved this many entries past the last purge
    * @param pendingWriteLimit writes accepted by the leader but not yet applied, beyond which new
@@ -65,42 +76,78 @@ public record NodeConfig(String id, String cluster, Path dataDir, String raftAdd
    * @param groupCommitThreads log entries of grouped client writes in flight at once
    * @param groupCommitMaxWrites writes in one group (one log entry)
    * @param groupCommitMaxBytes bytes after which a group stops growing
-   * @param snapshotReloadWait how long a snapshot fetch waits for the reload of the install
-   *     before it
+   * @param snapshotReloadWait how long a snapshot fetch waits for the reload of the install before
+   *     it
    * @param snapshotInstallSettle how long after a reload a new fetch still waits (Ratis marks its
    *     applier running again a few statements after the reload returns)
    * @param checkpointLease a snapshot transfer's pin on a checkpoint lapses after this long unused
    */
-  public record RaftSettings(Duration electionTimeout, long snapshotEveryEntries,
-      long logSegmentSize, long purgeGap, int pendingWriteLimit, long pendingWriteBytes,
-      Duration pressureReportMaxAge, Duration pressurePollInterval, Duration adminTimeout,
-      int groupCommitThreads, int groupCommitMaxWrites, long groupCommitMaxBytes,
-      Duration snapshotReloadWait, Duration snapshotInstallSettle, Duration checkpointLease) {
+  public record RaftSettings(
+      Duration electionTimeout,
+      long snapshotEveryEntries,
+      long logSegmentSize,
+      long purgeGap,
+      int pendingWriteLimit,
+      long pendingWriteBytes,
+      Duration pressureReportMaxAge,
+      Duration pressurePollInterval,
+      Duration adminTimeout,
+      int groupCommitThreads,
+      int groupCommitMaxWrites,
+      long groupCommitMaxBytes,
+      Duration snapshotReloadWait,
+      Duration snapshotInstallSettle,
+      Duration checkpointLease) {
     /** The consensus settings with every later knob at its default. */
-    public RaftSettings(Duration electionTimeout, long snapshotEveryEntries, long logSegmentSize,
-        long purgeGap, int pendingWriteLimit, long pendingWriteBytes,
-        Duration pressureReportMaxAge, Duration pressurePollInterval) {
-      this(electionTimeout, snapshotEveryEntries, logSegmentSize, purgeGap, pendingWriteLimit,
-          pendingWriteBytes, pressureReportMaxAge, pressurePollInterval, Duration.ofSeconds(30),
-          4, 256, 1 << 20, Duration.ofSeconds(60), Duration.ofMillis(200),
+    public RaftSettings(
+        Duration electionTimeout,
+        long snapshotEveryEntries,
+        long logSegmentSize,
+        long purgeGap,
+        int pendingWriteLimit,
+        long pendingWriteBytes,
+        Duration pressureReportMaxAge,
+        Duration pressurePollInterval) {
+      this(
+          electionTimeout,
+          snapshotEveryEntries,
+          logSegmentSize,
+          purgeGap,
+          pendingWriteLimit,
+          pendingWriteBytes,
+          pressureReportMaxAge,
+          pressurePollInterval,
+          Duration.ofSeconds(30),
+          4,
+          256,
+          1 << 20,
+          Duration.ofSeconds(60),
+          Duration.ofMillis(200),
           Duration.ofSeconds(120));
     }
 
     public static RaftSettings defaults() {
-      return new RaftSettings(Duration.ofSeconds(1), 100_000, 8 << 20, 1024, 4096, 64L << 20,
-          Duration.ofSeconds(2), Duration.ofMillis(250));
+      return new RaftSettings(
+          Duration.ofSeconds(1),
+          100_000,
+          8 << 20,
+          1024,
+          4096,
+          64L << 20,
+          Duration.ofSeconds(2),
+          Duration.ofMillis(250));
     }
 
     /** The state machine's share of these settings. */
     public io.shale.node.statemachine.StateMachineSettings stateMachine(long scanPageBytes) {
-      return new io.shale.node.statemachine.StateMachineSettings(snapshotReloadWait,
-          snapshotInstallSettle, checkpointLease, scanPageBytes);
+      return new io.shale.node.statemachine.StateMachineSettings(
+          snapshotReloadWait, snapshotInstallSettle, checkpointLease, scanPageBytes);
     }
   }
 
   /**
-   * Request limits; larger requests are INVALID_ARGUMENT naming the limit. The gRPC message size
-   * is set from {@code maxValueBytes}, with room for the key and the envelope.
+   * Request limits; larger requests are INVALID_ARGUMENT naming the limit. The gRPC message size is
+   * set from {@code maxValueBytes}, with room for the key and the envelope.
    */
   public record Limits(int maxKeyBytes, int maxValueBytes, long scanPageBytes) {
     /** Key and value limits, with the default scan page size. */
@@ -118,15 +165,28 @@ public record NodeConfig(String id, String cluster, Path dataDir, String raftAdd
     }
   }
 
-  private static final Map<String, List<String>> KEYS = Map.of(
-      "node", List.of("id", "cluster", "data_dir", "raft_address", "api_address",
-          "http_address"),
-      "raft", List.of("election_timeout", "snapshot_every_entries", "log_segment_size",
-          "purge_gap", "pending_write_limit", "pending_write_bytes", "pressure_report_max_age",
-          "pressure_poll_interval", "admin_timeout", "group_commit_threads",
-          "group_commit_max_writes", "group_commit_max_bytes", "snapshot_reload_wait",
-          "snapshot_install_settle", "checkpoint_lease"),
-      "limits", List.of("max_key_size", "max_value_size", "scan_page_size"));
+  private static final Map<String, List<String>> KEYS =
+      Map.of(
+          "node",
+              List.of("id", "cluster", "data_dir", "raft_address", "api_address", "http_address"),
+          "raft",
+              List.of(
+                  "election_timeout",
+                  "snapshot_every_entries",
+                  "log_segment_size",
+                  "purge_gap",
+                  "pending_write_limit",
+                  "pending_write_bytes",
+                  "pressure_report_max_age",
+                  "pressure_poll_interval",
+                  "admin_timeout",
+                  "group_commit_threads",
+                  "group_commit_max_writes",
+                  "group_commit_max_bytes",
+                  "snapshot_reload_wait",
+                  "snapshot_install_settle",
+                  "checkpoint_lease"),
+          "limits", List.of("max_key_size", "max_value_size", "scan_page_size"));
   private static final List<String> PEER_KEYS = List.of("id", "raft_address", "api_address");
 
   /**
@@ -153,13 +213,18 @@ public record NodeConfig(String id, String cluster, Path dataDir, String raftAdd
   public static NodeConfig parse(String text, List<String> overrides, Path base) {
     TomlParseResult toml = Toml.parse(text);
     if (toml.hasErrors()) {
-      throw new IllegalArgumentException("invalid TOML at " + toml.errors().get(0).position()
-          + ": " + toml.errors().get(0).getMessage());
+      throw new IllegalArgumentException(
+          "invalid TOML at "
+              + toml.errors().get(0).position()
+              + ": "
+              + toml.errors().get(0).getMessage());
     }
     for (String table : toml.keySet()) {
       if (!KEYS.containsKey(table) && !table.equals("lsm") && !table.equals("peers")) {
-        throw new IllegalArgumentException("unknown configuration table [" + table
-            + "] (known: [node], [[peers]], [raft], [limits], [lsm])");
+        throw new IllegalArgumentException(
+            "unknown configuration table ["
+                + table
+                + "] (known: [node], [[peers]], [raft], [limits], [lsm])");
       }
     }
     Values v = new Values(toml, overrides);
@@ -172,63 +237,92 @@ public record NodeConfig(String id, String cluster, Path dataDir, String raftAdd
     String httpAddress = v.address("node.http_address", null);
     Path dataDir = base.resolve(v.string("node.data_dir", "data/" + id)).normalize();
     RaftSettings d = RaftSettings.defaults();
-    RaftSettings raft = new RaftSettings(
-        v.duration("raft.election_timeout", d.electionTimeout()),
-        v.positive("raft.snapshot_every_entries", d.snapshotEveryEntries()),
-        v.size("raft.log_segment_size", d.logSegmentSize()),
-        v.positive("raft.purge_gap", d.purgeGap()),
-        (int) Math.min(Integer.MAX_VALUE, v.positive("raft.pending_write_limit",
-            d.pendingWriteLimit())),
-        v.size("raft.pending_write_bytes", d.pendingWriteBytes()),
-        v.duration("raft.pressure_report_max_age", d.pressureReportMaxAge()),
-        v.duration("raft.pressure_poll_interval", d.pressurePollInterval()),
-        v.duration("raft.admin_timeout", d.adminTimeout()),
-        (int) v.between("raft.group_commit_threads", d.groupCommitThreads(), 1, 64),
-        (int) v.between("raft.group_commit_max_writes", d.groupCommitMaxWrites(), 1, 65_536),
-        v.size("raft.group_commit_max_bytes", d.groupCommitMaxBytes()),
-        v.duration("raft.snapshot_reload_wait", d.snapshotReloadWait()),
-        v.duration("raft.snapshot_install_settle", d.snapshotInstallSettle()),
-        v.duration("raft.checkpoint_lease", d.checkpointLease()));
+    RaftSettings raft =
+        new RaftSettings(
+            v.duration("raft.election_timeout", d.electionTimeout()),
+            v.positive("raft.snapshot_every_entries", d.snapshotEveryEntries()),
+            v.size("raft.log_segment_size", d.logSegmentSize()),
+            v.positive("raft.purge_gap", d.purgeGap()),
+            (int)
+                Math.min(
+                    Integer.MAX_VALUE,
+                    v.positive("raft.pending_write_limit", d.pendingWriteLimit())),
+            v.size("raft.pending_write_bytes", d.pendingWriteBytes()),
+            v.duration("raft.pressure_report_max_age", d.pressureReportMaxAge()),
+            v.duration("raft.pressure_poll_interval", d.pressurePollInterval()),
+            v.duration("raft.admin_timeout", d.adminTimeout()),
+            (int) v.between("raft.group_commit_threads", d.groupCommitThreads(), 1, 64),
+            (int) v.between("raft.group_commit_max_writes", d.groupCommitMaxWrites(), 1, 65_536),
+            v.size("raft.group_commit_max_bytes", d.groupCommitMaxBytes()),
+            v.duration("raft.snapshot_reload_wait", d.snapshotReloadWait()),
+            v.duration("raft.snapshot_install_settle", d.snapshotInstallSettle()),
+            v.duration("raft.checkpoint_lease", d.checkpointLease()));
     Limits dl = Limits.defaults();
     long maxKey = v.size("limits.max_key_size", dl.maxKeyBytes());
     long maxValue = v.size("limits.max_value_size", dl.maxValueBytes());
     if (maxKey > (64 << 10)) {
-      throw new IllegalArgumentException("limits.max_key_size must be at most 64KiB, got " + maxKey);
+      throw new IllegalArgumentException(
+          "limits.max_key_size must be at most 64KiB, got " + maxKey);
     }
     if (maxValue > (256 << 20)) {
-      throw new IllegalArgumentException("limits.max_value_size must be at most 256MiB, got "
-          + maxValue);
+      throw new IllegalArgumentException(
+          "limits.max_value_size must be at most 256MiB, got " + maxValue);
     }
     List<Peer> peers = peers(toml);
     if (peers.stream().noneMatch(p -> p.id().equals(id))) {
-      throw new IllegalArgumentException("node.id \"" + id + "\" is not one of the peers "
-          + peers.stream().map(Peer::id).toList());
+      throw new IllegalArgumentException(
+          "node.id \""
+              + id
+              + "\" is not one of the peers "
+              + peers.stream().map(Peer::id).toList());
     }
     if (raftAddress == null) {
-      raftAddress = peers.stream().filter(p -> p.id().equals(id)).map(Peer::raftAddress)
-          .findFirst().orElse(null);
+      raftAddress =
+          peers.stream()
+              .filter(p -> p.id().equals(id))
+              .map(Peer::raftAddress)
+              .findFirst()
+              .orElse(null);
     }
     if (apiAddress == null) {
-      apiAddress = peers.stream().filter(p -> p.id().equals(id)).map(Peer::apiAddress)
-          .findFirst().orElse(null);
+      apiAddress =
+          peers.stream()
+              .filter(p -> p.id().equals(id))
+              .map(Peer::apiAddress)
+              .findFirst()
+              .orElse(null);
     }
     if (raftAddress == null || apiAddress == null) {
-      throw new IllegalArgumentException("node.raft_address and node.api_address are required "
-          + "(or a [[peers]] entry with id = \"" + id + "\")");
+      throw new IllegalArgumentException(
+          "node.raft_address and node.api_address are required "
+              + "(or a [[peers]] entry with id = \""
+              + id
+              + "\")");
     }
     EngineOptions engine = EngineConfig.parse(text);
-    return new NodeConfig(id, v.string("node.cluster", "shale"), dataDir, raftAddress,
-        apiAddress, httpAddress, peers, raft, new Limits((int) maxKey, (int) maxValue,
-            v.size("limits.scan_page_size", dl.scanPageBytes())), engine);
+    return new NodeConfig(
+        id,
+        v.string("node.cluster", "shale"),
+        dataDir,
+        raftAddress,
+        apiAddress,
+        httpAddress,
+        peers,
+        raft,
+        new Limits(
+            (int) maxKey, (int) maxValue, v.size("limits.scan_page_size", dl.scanPageBytes())),
+        engine);
   }
 
   private static List<Peer> peers(TomlParseResult toml) {
     Object value = toml.get("peers");
     if (value == null) {
-      throw new IllegalArgumentException("[[peers]] is required: one entry per member, with id, "
-          + "raft_address and api_address");
+      throw new IllegalArgumentException(
+          "[[peers]] is required: one entry per member, with id, "
+              + "raft_address and api_address");
     }
-    if (!(value instanceof TomlArray array) || array.isEmpty()
+    if (!(value instanceof TomlArray array)
+        || array.isEmpty()
         || !array.toList().stream().allMatch(e -> e instanceof TomlTable)) {
       throw new IllegalArgumentException("peers must be an array of tables ([[peers]])");
     }
@@ -239,17 +333,25 @@ public record NodeConfig(String id, String cluster, Path dataDir, String raftAdd
       String where = "peers[" + i + "]";
       for (String key : t.keySet()) {
         if (!PEER_KEYS.contains(key)) {
-          throw new IllegalArgumentException("unknown configuration key " + where + "." + key
-              + " (known: " + String.join(", ", PEER_KEYS) + ")");
+          throw new IllegalArgumentException(
+              "unknown configuration key "
+                  + where
+                  + "."
+                  + key
+                  + " (known: "
+                  + String.join(", ", PEER_KEYS)
+                  + ")");
         }
       }
       String id = peerString(t, where, "id");
       if (!ids.add(id)) {
         throw new IllegalArgumentException(where + ".id \"" + id + "\" appears twice");
       }
-      out.add(new Peer(id, checkAddress(where + ".raft_address", peerString(t, where,
-          "raft_address")), checkAddress(where + ".api_address", peerString(t, where,
-          "api_address"))));
+      out.add(
+          new Peer(
+              id,
+              checkAddress(where + ".raft_address", peerString(t, where, "raft_address")),
+              checkAddress(where + ".api_address", peerString(t, where, "api_address"))));
     }
     return out;
   }
@@ -262,13 +364,14 @@ public record NodeConfig(String id, String cluster, Path dataDir, String raftAdd
     return s;
   }
 
-  private static final Pattern ADDRESS = Pattern.compile("([^:\\s]+|\\[[0-9a-fA-F:]+\\]):(\\d{1,5})");
+  private static final Pattern ADDRESS =
+      Pattern.compile("([^:\\s]+|\\[[0-9a-fA-F:]+\\]):(\\d{1,5})");
 
   static String checkAddress(String key, String address) {
     Matcher m = ADDRESS.matcher(address);
     if (!m.matches() || Integer.parseInt(m.group(2)) > 65535) {
-      throw new IllegalArgumentException(key + " must be HOST:PORT with a port of 0 to 65535, got \""
-          + address + "\"");
+      throw new IllegalArgumentException(
+          key + " must be HOST:PORT with a port of 0 to 65535, got \"" + address + "\"");
     }
     return address;
   }
@@ -302,8 +405,14 @@ public record NodeConfig(String id, String cluster, Path dataDir, String raftAdd
         int dot = key.indexOf('.');
         List<String> known = dot < 0 ? null : KEYS.get(key.substring(0, dot));
         if (known == null || !known.contains(key.substring(dot + 1))) {
-          throw new IllegalArgumentException("unknown configuration key " + key + " in override \""
-              + o + "\" (overridable: " + knownKeys() + ")");
+          throw new IllegalArgumentException(
+              "unknown configuration key "
+                  + key
+                  + " in override \""
+                  + o
+                  + "\" (overridable: "
+                  + knownKeys()
+                  + ")");
         }
         overrides.put(key, o.substring(eq + 1).trim());
       }
@@ -317,9 +426,16 @@ public record NodeConfig(String id, String cluster, Path dataDir, String raftAdd
         }
         for (String key : table.keySet()) {
           if (!section.getValue().contains(key)) {
-            throw new IllegalArgumentException("unknown configuration key " + section.getKey()
-                + "." + key + " (known keys in [" + section.getKey() + "]: "
-                + String.join(", ", section.getValue()) + ")");
+            throw new IllegalArgumentException(
+                "unknown configuration key "
+                    + section.getKey()
+                    + "."
+                    + key
+                    + " (known keys in ["
+                    + section.getKey()
+                    + "]: "
+                    + String.join(", ", section.getValue())
+                    + ")");
           }
         }
       }
@@ -382,8 +498,8 @@ public record NodeConfig(String id, String cluster, Path dataDir, String raftAdd
     long between(String key, long fallback, long min, long max) {
       long n = positive(key, fallback);
       if (n < min || n > max) {
-        throw new IllegalArgumentException(key + " must be between " + min + " and " + max
-            + ", got " + n);
+        throw new IllegalArgumentException(
+            key + " must be between " + min + " and " + max + ", got " + n);
       }
       return n;
     }
@@ -407,15 +523,16 @@ public record NodeConfig(String id, String cluster, Path dataDir, String raftAdd
       }
       Matcher m = DURATION.matcher(String.valueOf(o).trim());
       if (!(o instanceof String) || !m.matches()) {
-        throw new IllegalArgumentException(key + " must be a duration such as \"300ms\", \"2s\" "
-            + "or \"1m\", got " + o);
+        throw new IllegalArgumentException(
+            key + " must be a duration such as \"300ms\", \"2s\" " + "or \"1m\", got " + o);
       }
       double n = Double.parseDouble(m.group(1));
-      double unitNanos = switch (m.group(2)) {
-        case "ms" -> 1e6;
-        case "s" -> 1e9;
-        default -> 60e9;
-      };
+      double unitNanos =
+          switch (m.group(2)) {
+            case "ms" -> 1e6;
+            case "s" -> 1e9;
+            default -> 60e9;
+          };
       Duration d = Duration.ofNanos((long) (n * unitNanos));
       if (d.isZero()) {
         throw new IllegalArgumentException(key + " must be longer than 0, got " + o);

@@ -16,9 +16,9 @@ import io.shale.node.metrics.RaftMeters;
 import io.shale.node.metrics.RatisMetricsBridge;
 import io.shale.node.pressure.PressurePoller;
 import io.shale.node.pressure.ReplicaPressure;
-import io.shale.node.snapshot.SnapshotTransferService;
 import io.shale.node.ratis.LeftoverSenders;
 import io.shale.node.ratis.RaftRecipientCheck;
+import io.shale.node.snapshot.SnapshotTransferService;
 import io.shale.node.statemachine.ShaleStateMachine;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -51,10 +51,10 @@ import org.apache.ratis.util.TimeDuration;
 
 /**
  * One Shale server, started from a {@link NodeConfig}: a Ratis {@link RaftServer} whose state
- * machine is a {@link ShaleStateMachine} over the engine in {@code dataDir/engine} (Ratis keeps
- * its log and metadata in {@code dataDir/raft}; the engine lives outside it, because Ratis renames
- * its state machine directory away when it installs a snapshot), the public gRPC API (KV and
- * Cluster, plus the node-to-node snapshot transfer) on the API address, and the HTTP endpoints.
+ * machine is a {@link ShaleStateMachine} over the engine in {@code dataDir/engine} (Ratis keeps its
+ * log and metadata in {@code dataDir/raft}; the engine lives outside it, because Ratis renames its
+ * state machine directory away when it installs a snapshot), the public gRPC API (KV and Cluster,
+ * plus the node-to-node snapshot transfer) on the API address, and the HTTP endpoints.
  *
  * <p>Started with Ratis's FORMAT option on a new directory and RECOVER on an existing one (FORMAT
  * fails when the storage exists). A node started with {@code join} waits, outside any
@@ -62,32 +62,37 @@ import org.apache.ratis.util.TimeDuration;
  */
 public final class ShaleNode implements AutoCloseable {
   /**
-   * The group of a cluster: its id is derived from the cluster name, so nodes started from the
-   * same configuration agree without exchanging it. Each peer carries its API address in Ratis's
-   * data-stream address field, which is how a follower finds the leader's snapshot service and
-   * how Status reaches every member. (Not the client address: Ratis's own clients send to that
-   * one. The data-stream field is free because Ratis's DataStream API is disabled here.)
+   * The group of a cluster: its id is derived from the cluster name, so nodes started from the same
+   * configuration agree without exchanging it. Each peer carries its API address in Ratis's
+   * data-stream address field, which is how a follower finds the leader's snapshot service and how
+   * Status reaches every member. (Not the client address: Ratis's own clients send to that one. The
+   * data-stream field is free because Ratis's DataStream API is disabled here.)
    */
   public static RaftGroup group(String clusterName, List<NodeConfig.Peer> peers) {
     List<RaftPeer> list = new ArrayList<>();
     for (NodeConfig.Peer p : peers) {
-      list.add(RaftPeer.newBuilder().setId(p.id()).setAddress(p.raftAddress())
-          .setDataStreamAddress(p.apiAddress()).build());
+      list.add(
+          RaftPeer.newBuilder()
+              .setId(p.id())
+              .setAddress(p.raftAddress())
+              .setDataStreamAddress(p.apiAddress())
+              .build());
     }
     return RaftGroup.valueOf(groupId(clusterName), list);
   }
 
   static RaftGroupId groupId(String clusterName) {
-    return RaftGroupId.valueOf(UUID.nameUUIDFromBytes(clusterName.getBytes(StandardCharsets.UTF_8)));
+    return RaftGroupId.valueOf(
+        UUID.nameUUIDFromBytes(clusterName.getBytes(StandardCharsets.UTF_8)));
   }
 
   /**
-   * Ratis settings every node of a cluster shares (client and servers): linearizable reads
-   * through ReadIndex; elections after the election timeout to twice that without a leader;
-   * snapshots in notification mode (the state machine fetches checkpoints itself, sending only
-   * missing files), taken automatically every {@code snapshotEveryEntries}; the log purged up to
-   * each snapshot even when a follower is down (it catches up from the snapshot, as in etcd,
-   * rather than the leader keeping the log forever); pending writes bounded.
+   * Ratis settings every node of a cluster shares (client and servers): linearizable reads through
+   * ReadIndex; elections after the election timeout to twice that without a leader; snapshots in
+   * notification mode (the state machine fetches checkpoints itself, sending only missing files),
+   * taken automatically every {@code snapshotEveryEntries}; the log purged up to each snapshot even
+   * when a follower is down (it catches up from the snapshot, as in etcd, rather than the leader
+   * keeping the log forever); pending writes bounded.
    */
   public static RaftProperties properties(NodeConfig.RaftSettings s, NodeConfig.Limits limits) {
     RaftProperties p = new RaftProperties();
@@ -113,16 +118,15 @@ public final class ShaleNode implements AutoCloseable {
     RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
     RaftServerConfigKeys.Write.setElementLimit(p, s.pendingWriteLimit());
     RaftServerConfigKeys.Write.setByteLimit(p, SizeInBytes.valueOf(s.pendingWriteBytes()));
-    GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(
-        Math.max(64L << 20, 2L * limits.maxMessageBytes())));
+    GrpcConfigKeys.setMessageSizeMax(
+        p, SizeInBytes.valueOf(Math.max(64L << 20, 2L * limits.maxMessageBytes())));
     // Ratis refuses a log entry larger than its appender buffer (4 MB by default), which a
     // 16 MiB value (or a group commit of many 64 KiB values) is: room for the largest entry.
-    long largestEntry = Math.max(4L << 20,
-        limits.maxMessageBytes() + s.groupCommitMaxBytes());
+    long largestEntry = Math.max(4L << 20, limits.maxMessageBytes() + s.groupCommitMaxBytes());
     RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, SizeInBytes.valueOf(largestEntry));
     // Ratis requires its log write buffer to hold the largest entry.
-    RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf(
-        Math.max(8L << 20, largestEntry + 1024)));
+    RaftServerConfigKeys.Log.setWriteBufferSize(
+        p, SizeInBytes.valueOf(Math.max(8L << 20, largestEntry + 1024)));
     return p;
   }
 
@@ -142,8 +146,13 @@ public final class ShaleNode implements AutoCloseable {
   private RatisMetricsBridge ratisMetrics;
   private LeftoverSenders leftoverSenders;
 
-  private ShaleNode(NodeConfig config, RaftServer server, ShaleStateMachine stateMachine,
-      PrometheusMeterRegistry registry, RaftGroup group, RaftProperties properties) {
+  private ShaleNode(
+      NodeConfig config,
+      RaftServer server,
+      ShaleStateMachine stateMachine,
+      PrometheusMeterRegistry registry,
+      RaftGroup group,
+      RaftProperties properties) {
     this.config = config;
     this.server = server;
     this.stateMachine = stateMachine;
@@ -173,20 +182,26 @@ public final class ShaleNode implements AutoCloseable {
     GrpcConfigKeys.Server.setPort(p, NodeConfig.port(config.raftAddress()));
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     registry.config().commonTags("node", config.id());
-    ShaleStateMachine sm = new ShaleStateMachine(config.dataDir(), config.engine(), registry,
-        config.raft().stateMachine(config.limits().scanPageBytes()));
+    ShaleStateMachine sm =
+        new ShaleStateMachine(
+            config.dataDir(),
+            config.engine(),
+            registry,
+            config.raft().stateMachine(config.limits().scanPageBytes()));
     RaftGroup initial = join && !existing ? RaftGroup.valueOf(group.getGroupId()) : group;
     // Every Raft message must be for this node (see RaftRecipientCheck).
     org.apache.ratis.conf.Parameters parameters = new org.apache.ratis.conf.Parameters();
     GrpcConfigKeys.Server.setServicesCustomizer(parameters, new RaftRecipientCheck(config.id()));
-    RaftServer server = RaftServer.newBuilder()
-        .setServerId(RaftPeerId.valueOf(config.id()))
-        .setGroup(initial)
-        .setProperties(p)
-        .setParameters(parameters)
-        .setStateMachine(sm)
-        .setOption(existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
-        .build();
+    RaftServer server =
+        RaftServer.newBuilder()
+            .setServerId(RaftPeerId.valueOf(config.id()))
+            .setGroup(initial)
+            .setProperties(p)
+            .setParameters(parameters)
+            .setStateMachine(sm)
+            .setOption(
+                existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
+            .build();
     server.start();
     ShaleNode node = new ShaleNode(config, server, sm, registry, group, shared);
     try {
@@ -199,43 +214,56 @@ public final class ShaleNode implements AutoCloseable {
   }
 
   /**
-   * A Raft client for one administration call (membership, leadership, snapshot) over
-   * {@code members}, aimed at {@code leader} ({@link ClusterService.AdminClients}). Not the
-   * forwarder of writes: these requests wait far longer (a new member is staged until it has
-   * caught up), and with the forwarder's 3 s request timeout a change was sent again while its
-   * own staging ran, refused as "in progress", and retried for ten seconds past the caller's
-   * deadline. Not retried: a change refused because another is in progress (the caller decides
-   * when to ask again, as with etcd), one whose new member made no progress (sent again, it
-   * would stage that member again), one that got no answer in time (it may still commit).
-   * Other failures (a leader not ready, a connection) are retried, 40 attempts in all.
+   * A Raft client for one administration call (membership, leadership, snapshot) over {@code
+   * members}, aimed at {@code leader} ({@link ClusterService.AdminClients}). Not the forwarder of
+   * writes: these requests wait far longer (a new member is staged until it has caught up), and
+   * with the forwarder's 3 s request timeout a change was sent again while its own staging ran,
+   * refused as "in progress", and retried for ten seconds past the caller's deadline. Not retried:
+   * a change refused because another is in progress (the caller decides when to ask again, as with
+   * etcd), one whose new member made no progress (sent again, it would stage that member again),
+   * one that got no answer in time (it may still commit). Other failures (a leader not ready, a
+   * connection) are retried, 40 attempts in all.
    */
   private RaftClient adminClient(RaftGroup members, RaftPeerId leader) {
     RaftProperties p = new RaftProperties(properties);
-    RaftClientConfigKeys.Rpc.setRequestTimeout(p,
-        TimeDuration.valueOf(config.raft().adminTimeout().toMillis(), TimeUnit.MILLISECONDS));
+    RaftClientConfigKeys.Rpc.setRequestTimeout(
+        p, TimeDuration.valueOf(config.raft().adminTimeout().toMillis(), TimeUnit.MILLISECONDS));
     RetryPolicy noRetry = RetryPolicies.noRetry();
-    return RaftClient.newBuilder().setProperties(p).setRaftGroup(members).setLeaderId(leader)
-        .setRetryPolicy(ExceptionDependentRetry.newBuilder()
-            .setDefaultPolicy(RetryPolicies.retryForeverWithSleep(
-                TimeDuration.valueOf(250, TimeUnit.MILLISECONDS)))
-            .setExceptionToPolicy(ReconfigurationInProgressException.class, noRetry)
-            .setExceptionToPolicy(ReconfigurationTimeoutException.class, noRetry)
-            .setExceptionToPolicy(TimeoutIOException.class, noRetry)
-            .setMaxAttempts(40)
-            .build())
+    return RaftClient.newBuilder()
+        .setProperties(p)
+        .setRaftGroup(members)
+        .setLeaderId(leader)
+        .setRetryPolicy(
+            ExceptionDependentRetry.newBuilder()
+                .setDefaultPolicy(
+                    RetryPolicies.retryForeverWithSleep(
+                        TimeDuration.valueOf(250, TimeUnit.MILLISECONDS)))
+                .setExceptionToPolicy(ReconfigurationInProgressException.class, noRetry)
+                .setExceptionToPolicy(ReconfigurationTimeoutException.class, noRetry)
+                .setExceptionToPolicy(TimeoutIOException.class, noRetry)
+                .setMaxAttempts(40)
+                .build())
         .build();
   }
 
   private void startServices() throws IOException {
-    ReplicaPressure replicas = new ReplicaPressure(config.id(), () -> {
-      Engine e = stateMachine.engine();
-      return e == null ? WritePressure.NONE : e.writePressure();
-    }, config.raft().pressureReportMaxAge());
+    ReplicaPressure replicas =
+        new ReplicaPressure(
+            config.id(),
+            () -> {
+              Engine e = stateMachine.engine();
+              return e == null ? WritePressure.NONE : e.writePressure();
+            },
+            config.raft().pressureReportMaxAge());
     stateMachine.gateWritesOn(replicas);
-    forwarder = RaftClient.newBuilder().setProperties(properties).setRaftGroup(group)
-        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(100,
-            TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
-        .build();
+    forwarder =
+        RaftClient.newBuilder()
+            .setProperties(properties)
+            .setRaftGroup(group)
+            .setRetryPolicy(
+                RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+                    100, TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+            .build();
     RaftServer.Division division = server.getDivision(group.getGroupId());
     raftMeters = new RaftMeters(division, registry);
     stateMachine.onLeaderChange(leader -> raftMeters.leaderChanged());
@@ -244,25 +272,50 @@ public final class ShaleNode implements AutoCloseable {
     ratisMetrics = new RatisMetricsBridge(registry);
     peerChannels = new PeerChannels(config.limits().maxMessageBytes());
     GrpcMeters grpcMeters = new GrpcMeters(registry);
-    kv = new KvService(division, stateMachine, forwarder, config.limits().maxKeyBytes(),
-        config.limits().maxValueBytes(), registry, new GroupCommit.Bounds(
-            config.raft().groupCommitThreads(), config.raft().groupCommitMaxWrites(),
-            config.raft().groupCommitMaxBytes()));
-    api = NettyServerBuilder.forAddress(new InetSocketAddress(NodeConfig.host(config.apiAddress()),
-            NodeConfig.port(config.apiAddress())))
-        .addService(ServerInterceptors.intercept(kv, grpcMeters))
-        .addService(ServerInterceptors.intercept(new ClusterService(division, stateMachine,
-            this::adminClient, peerChannels, config.raft().adminTimeout()), grpcMeters))
-        .addService(new SnapshotTransferService(stateMachine.checkpoints(),
-            stateMachine::takeCheckpoint))
-        .maxInboundMessageSize(config.limits().maxMessageBytes())
-        .build()
-        .start();
-    poller = new PressurePoller(config.id(), () -> division.getRaftConf().getCurrentPeers(),
-        group.getGroupId(), properties, replicas, config.raft().pressurePollInterval());
+    kv =
+        new KvService(
+            division,
+            stateMachine,
+            forwarder,
+            config.limits().maxKeyBytes(),
+            config.limits().maxValueBytes(),
+            registry,
+            new GroupCommit.Bounds(
+                config.raft().groupCommitThreads(),
+                config.raft().groupCommitMaxWrites(),
+                config.raft().groupCommitMaxBytes()));
+    api =
+        NettyServerBuilder.forAddress(
+                new InetSocketAddress(
+                    NodeConfig.host(config.apiAddress()), NodeConfig.port(config.apiAddress())))
+            .addService(ServerInterceptors.intercept(kv, grpcMeters))
+            .addService(
+                ServerInterceptors.intercept(
+                    new ClusterService(
+                        division,
+                        stateMachine,
+                        this::adminClient,
+                        peerChannels,
+                        config.raft().adminTimeout()),
+                    grpcMeters))
+            .addService(
+                new SnapshotTransferService(
+                    stateMachine.checkpoints(), stateMachine::takeCheckpoint))
+            .maxInboundMessageSize(config.limits().maxMessageBytes())
+            .build()
+            .start();
+    poller =
+        new PressurePoller(
+            config.id(),
+            () -> division.getRaftConf().getCurrentPeers(),
+            group.getGroupId(),
+            properties,
+            replicas,
+            config.raft().pressurePollInterval());
     if (config.httpAddress() != null) {
-      http = new HttpEndpoints(config.httpAddress(), registry, this::refreshMeters,
-          this::notReadyReason);
+      http =
+          new HttpEndpoints(
+              config.httpAddress(), registry, this::refreshMeters, this::notReadyReason);
     }
   }
 

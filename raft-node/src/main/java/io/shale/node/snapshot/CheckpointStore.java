@@ -18,10 +18,10 @@ import java.util.function.LongUnaryOperator;
 import java.util.stream.Stream;
 
 /**
- * The checkpoints of one node under {@code dataDir/checkpoints}, each named
- * {@code checkpoint-<term>-<index>}. The newest is kept; an older one is deleted as soon as no
- * transfer pins it. A transfer's pin lapses after its lease without use, so a follower
- * that died mid-transfer does not keep files forever.
+ * The checkpoints of one node under {@code dataDir/checkpoints}, each named {@code
+ * checkpoint-<term>-<index>}. The newest is kept; an older one is deleted as soon as no transfer
+ * pins it. A transfer's pin lapses after its lease without use, so a follower that died
+ * mid-transfer does not keep files forever.
  *
  * <p>Thread-safe: Ratis takes snapshots on its apply thread while transfers run on gRPC threads.
  */
@@ -32,6 +32,7 @@ public final class CheckpointStore {
   private final long leaseNanos;
 
   private final Path root;
+
   /** By index; the last entry is the newest checkpoint. */
   private final TreeMap<Long, Checkpoint> checkpoints = new TreeMap<>();
 
@@ -64,8 +65,8 @@ public final class CheckpointStore {
   }
 
   /**
-   * A file of a checkpoint with its size and the SHA-256 of its whole contents: the file's
-   * identity when a follower decides whether a file of the same name it holds is this one.
+   * A file of a checkpoint with its size and the SHA-256 of its whole contents: the file's identity
+   * when a follower decides whether a file of the same name it holds is this one.
    */
   public record FileEntry(String name, long size, byte[] sha256) {}
 
@@ -73,7 +74,9 @@ public final class CheckpointStore {
     this(root, DEFAULT_LEASE);
   }
 
-  /** @param lease a transfer's pin lapses after this long unused ({@code raft.checkpoint_lease}) */
+  /**
+   * @param lease a transfer's pin lapses after this long unused ({@code raft.checkpoint_lease})
+   */
   public CheckpointStore(Path root, java.time.Duration lease) throws IOException {
     this.leaseNanos = lease.toNanos();
     this.root = root;
@@ -83,7 +86,8 @@ public final class CheckpointStore {
       for (Path p : (Iterable<Path>) s::iterator) {
         String name = p.getFileName().toString();
         String[] parts = name.split("-");
-        if (parts.length == 3 && parts[0].equals("checkpoint")
+        if (parts.length == 3
+            && parts[0].equals("checkpoint")
             && Files.exists(p.resolve("CURRENT"))) {
           long term = Long.parseLong(parts[1]);
           long index = Long.parseLong(parts[2]);
@@ -209,8 +213,8 @@ public final class CheckpointStore {
   /**
    * The SHA-256 of a whole file. Not a CRC32C: the engine's files are sequences of records that
    * each end with their own CRC32C, and by the CRC's linearity such a file's whole-file CRC32C
-   * depends on its record lengths, not their contents: two blob files of equal value lengths
-   * have the same one (SnapshotFetcherTest).
+   * depends on its record lengths, not their contents: two blob files of equal value lengths have
+   * the same one (SnapshotFetcherTest).
    */
   public static byte[] sha256(Path file) throws IOException {
     MessageDigest sha = newSha256();

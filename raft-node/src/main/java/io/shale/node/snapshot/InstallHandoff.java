@@ -4,32 +4,37 @@ import java.time.Duration;
 import org.apache.ratis.server.protocol.TermIndex;
 
 /**
- * Where a fetched checkpoint is between the state machine and Ratis, from the end of its fetch
- * to the end of the reload that swaps it in.
+ * Where a fetched checkpoint is between the state machine and Ratis, from the end of its fetch to
+ * the end of the reload that swaps it in.
  *
- * <p>Ratis 3.3 in notification mode hands an install over in three steps: the state machine's
- * fetch future completes ({@link #delivered}); a later install notification from a leader makes
- * Ratis pause the state machine ({@link #reloadStarting}) and reload it on its apply thread
- * ({@link #reloaded}). Two rules keep that hand-off whole (InstallHandoffTest,
+ * <p>Ratis 3.3 in notification mode hands an install over in three steps: the state machine's fetch
+ * future completes ({@link #delivered}); a later install notification from a leader makes Ratis
+ * pause the state machine ({@link #reloadStarting}) and reload it on its apply thread ({@link
+ * #reloaded}). Two rules keep that hand-off whole (InstallHandoffTest,
  * InstallAcrossLeaderChangeTest; docs/postmortems/ 08 and 09):
+ *
  * <ul>
  *   <li>No fetch starts while a reload runs ({@link #awaitNoReload}). A fetch started by the
  *       notification right after a reload began made the reload's swap wait for it and open the
- *       newer checkpoint, and the next notification paused the state machine while the engine
- *       was still opening; Ratis, having already taken the install, never reloaded it.</li>
+ *       newer checkpoint, and the next notification paused the state machine while the engine was
+ *       still opening; Ratis, having already taken the install, never reloaded it.
  *   <li>A delivered install that no leader consumes within a bound is consumed on the current
- *       leader's behalf ({@link #unconsumedFor}). Ratis refuses appends until a notification
- *       comes, and a leader elected after the fetch ended, whose log still holds the follower's
- *       next entry, never sends one ({@code io.shale.node.ratis.StrandedInstallWatch}).</li>
+ *       leader's behalf ({@link #unconsumedFor}). Ratis refuses appends until a notification comes,
+ *       and a leader elected after the fetch ended, whose log still holds the follower's next
+ *       entry, never sends one ({@code io.shale.node.ratis.StrandedInstallWatch}).
  * </ul>
  */
 public final class InstallHandoff {
-  private enum Stage { IDLE, DELIVERED, RELOADING }
+  private enum Stage {
+    IDLE,
+    DELIVERED,
+    RELOADING
+  }
 
   /**
-   * How long after a reload ends a fetch still waits: Ratis marks its applier running again a
-   * few statements after the reload returns, and a reload it is asked for before that is lost
-   * (the applier overwrites the request), which would leave the follower paused for good.
+   * How long after a reload ends a fetch still waits: Ratis marks its applier running again a few
+   * statements after the reload returns, and a reload it is asked for before that is lost (the
+   * applier overwrites the request), which would leave the follower paused for good.
    */
   static final Duration DEFAULT_SETTLE = Duration.ofMillis(200);
 
@@ -45,7 +50,10 @@ public final class InstallHandoff {
     this(DEFAULT_SETTLE);
   }
 
-  /** @param settle how long after a reload ends a fetch still waits ({@code raft.snapshot_install_settle}) */
+  /**
+   * @param settle how long after a reload ends a fetch still waits ({@code
+   *     raft.snapshot_install_settle})
+   */
   public InstallHandoff(Duration settle) {
     this.settle = settle;
     this.reloadEndedAtNanos = System.nanoTime() - settle.toNanos();
@@ -69,9 +77,7 @@ public final class InstallHandoff {
     return requester;
   }
 
-  /**
-   * The install delivered at least {@code bound} ago and still not consumed, or null.
-   */
+  /** The install delivered at least {@code bound} ago and still not consumed, or null. */
   public synchronized TermIndex unconsumedFor(Duration bound) {
     if (stage != Stage.DELIVERED || System.nanoTime() - deliveredAtNanos < bound.toNanos()) {
       return null;

@@ -19,10 +19,10 @@ import org.slf4j.LoggerFactory;
  * directory, in the background, and hands its term and index to Ratis, which then pauses and
  * reloads the state machine (the swap itself is {@link StagedInstall}'s).
  *
- * <p>Invariants: one install runs at a time, from its fetch to the end of its reload
- * ({@link InstallHandoff}); a checkpoint fetched from a leader replaced during the fetch is
- * dropped ({@link LeaderWatch}), since Ratis would wait for the next notification of a leader that
- * no longer leads. Each fetch is counted by outcome in {@code shale.snapshot.fetches{outcome}}.
+ * <p>Invariants: one install runs at a time, from its fetch to the end of its reload ({@link
+ * InstallHandoff}); a checkpoint fetched from a leader replaced during the fetch is dropped ({@link
+ * LeaderWatch}), since Ratis would wait for the next notification of a leader that no longer leads.
+ * Each fetch is counted by outcome in {@code shale.snapshot.fetches{outcome}}.
  */
 public final class SnapshotInstaller implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SnapshotInstaller.class);
@@ -42,8 +42,14 @@ public final class SnapshotInstaller implements AutoCloseable {
    * @param self this server's id (known once Ratis initialized the state machine)
    * @param reloadWait how long a fetch waits for the reload of the install before it
    */
-  public SnapshotInstaller(Supplier<String> self, Path engineDir, StagedInstall staged,
-      InstallHandoff handoff, LeaderWatch leaders, MeterRegistry registry, Duration reloadWait) {
+  public SnapshotInstaller(
+      Supplier<String> self,
+      Path engineDir,
+      StagedInstall staged,
+      InstallHandoff handoff,
+      LeaderWatch leaders,
+      MeterRegistry registry,
+      Duration reloadWait) {
     this.self = self;
     this.engineDir = engineDir;
     this.staged = staged;
@@ -55,21 +61,25 @@ public final class SnapshotInstaller implements AutoCloseable {
 
   /**
    * Fetch {@code requester}'s checkpoint at {@code minIndex} or later from {@code address}.
-   * Completes with the fetched term and index, with null when the leader's checkpoint holds
-   * nothing applied (then its log holds every entry and it sends them), or exceptionally.
+   * Completes with the fetched term and index, with null when the leader's checkpoint holds nothing
+   * applied (then its log holds every entry and it sends them), or exceptionally.
    */
   public CompletableFuture<TermIndex> install(String requester, String address, long minIndex) {
     LeaderWatch.Mark mark = leaders.mark(requester);
-    return CompletableFuture.supplyAsync(() -> fetch(requester, address, minIndex, mark),
-        installer);
+    return CompletableFuture.supplyAsync(
+        () -> fetch(requester, address, minIndex, mark), installer);
   }
 
   private TermIndex fetch(String requester, String address, long minIndex, LeaderWatch.Mark mark) {
     try {
       if (!handoff.awaitNoReload(reloadWait)) {
-        throw new IllegalStateException("the reload of the last installed snapshot has not"
-            + " ended after " + reloadWait.toSeconds() + " s; install from " + requester
-            + " not started");
+        throw new IllegalStateException(
+            "the reload of the last installed snapshot has not"
+                + " ended after "
+                + reloadWait.toSeconds()
+                + " s; install from "
+                + requester
+                + " not started");
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -80,11 +90,14 @@ public final class SnapshotInstaller implements AutoCloseable {
       return pending; // fetched already, and Ratis asks again before it reloaded it
     }
     if (address.isEmpty()) {
-      throw new IllegalStateException("leader " + requester
-          + " has no client address to fetch a snapshot from");
+      throw new IllegalStateException(
+          "leader " + requester + " has no client address to fetch a snapshot from");
     }
-    LOG.info("{} installing a snapshot: fetching the checkpoint at index {} or later from {}",
-        self.get(), minIndex, address);
+    LOG.info(
+        "{} installing a snapshot: fetching the checkpoint at index {} or later from {}",
+        self.get(),
+        minIndex,
+        address);
     SnapshotFetcher.Result r;
     try {
       r = SnapshotFetcher.fetch(address, minIndex, self.get(), engineDir, staged);
@@ -98,16 +111,25 @@ public final class SnapshotInstaller implements AutoCloseable {
         // install" for good (ClusterServiceTest.aMemberAddedBeforeAnyWriteJoins).
         staged.discard();
         countFetch("nothing_to_install");
-        LOG.info("{}: {}'s checkpoint holds nothing applied; no snapshot to install, its log"
-            + " holds every entry", self.get(), requester);
+        LOG.info(
+            "{}: {}'s checkpoint holds nothing applied; no snapshot to install, its log"
+                + " holds every entry",
+            self.get(),
+            requester);
         return null;
       }
       if (leaders.replacedSince(mark)) {
         countFetch("dropped_leader_changed");
         staged.discard();
-        String why = "the snapshot fetched from " + requester + " (index " + r.index()
-            + ") is dropped: " + leaders.leader() + " was elected leader during the fetch,"
-            + " and will send its entries or ask for an install itself";
+        String why =
+            "the snapshot fetched from "
+                + requester
+                + " (index "
+                + r.index()
+                + ") is dropped: "
+                + leaders.leader()
+                + " was elected leader during the fetch,"
+                + " and will send its entries or ask for an install itself";
         LOG.warn("{}: {}", self.get(), why);
         throw new IllegalStateException(why);
       }
@@ -115,9 +137,16 @@ public final class SnapshotInstaller implements AutoCloseable {
       TermIndex fetched = TermIndex.valueOf(r.term(), r.index());
       handoff.delivered(fetched, requester);
       countFetch("delivered");
-      LOG.info("{} fetched snapshot {} from {}: {} files ({} bytes) sent, {} ({} bytes) already"
-          + " here", self.get(), r.index(), address, r.filesFetched(), r.bytesFetched(),
-          r.filesReused(), r.bytesReused());
+      LOG.info(
+          "{} fetched snapshot {} from {}: {} files ({} bytes) sent, {} ({} bytes) already"
+              + " here",
+          self.get(),
+          r.index(),
+          address,
+          r.filesFetched(),
+          r.bytesFetched(),
+          r.filesReused(),
+          r.bytesReused());
       return fetched;
     } catch (IOException e) {
       throw new UncheckedIOException(e);

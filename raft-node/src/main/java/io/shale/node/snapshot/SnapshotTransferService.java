@@ -26,11 +26,11 @@ public final class SnapshotTransferService extends SnapshotTransferGrpc.Snapshot
   static final int CHUNK_BYTES = 1 << 20;
 
   private final CheckpointStore store;
+
   /** Takes a checkpoint of the current engine (a fresh one when the newest is too old). */
   private final Callable<CheckpointStore.Checkpoint> take;
 
-  public SnapshotTransferService(CheckpointStore store,
-      Callable<CheckpointStore.Checkpoint> take) {
+  public SnapshotTransferService(CheckpointStore store, Callable<CheckpointStore.Checkpoint> take) {
     this.store = store;
     this.take = take;
   }
@@ -48,22 +48,34 @@ public final class SnapshotTransferService extends SnapshotTransferGrpc.Snapshot
       }
       if (c.index() < request.getMinIndex()) {
         store.release(c.index());
-        out.onError(Status.FAILED_PRECONDITION.withDescription("this node's newest checkpoint "
-            + "is at index " + c.index() + ", below the " + request.getMinIndex() + " asked for")
-            .asException());
+        out.onError(
+            Status.FAILED_PRECONDITION
+                .withDescription(
+                    "this node's newest checkpoint "
+                        + "is at index "
+                        + c.index()
+                        + ", below the "
+                        + request.getMinIndex()
+                        + " asked for")
+                .asException());
         return;
       }
-      ManifestResponse.Builder b = ManifestResponse.newBuilder().setCheckpointId(c.index())
-          .setTerm(c.term()).setIndex(c.index());
+      ManifestResponse.Builder b =
+          ManifestResponse.newBuilder()
+              .setCheckpointId(c.index())
+              .setTerm(c.term())
+              .setIndex(c.index());
       for (CheckpointStore.FileEntry f : store.files(c)) {
-        b.addFiles(CheckpointFile.newBuilder().setName(f.name()).setSize(f.size())
-            .setSha256(ByteString.copyFrom(f.sha256())));
+        b.addFiles(
+            CheckpointFile.newBuilder()
+                .setName(f.name())
+                .setSize(f.size())
+                .setSha256(ByteString.copyFrom(f.sha256())));
       }
       out.onNext(b.build());
       out.onCompleted();
     } catch (Exception e) {
-      out.onError(Status.INTERNAL.withDescription("checkpoint for a transfer: " + e)
-          .asException());
+      out.onError(Status.INTERNAL.withDescription("checkpoint for a transfer: " + e).asException());
     }
   }
 
@@ -71,15 +83,22 @@ public final class SnapshotTransferService extends SnapshotTransferGrpc.Snapshot
   public void fetch(FetchRequest request, StreamObserver<FileChunk> out) {
     CheckpointStore.Checkpoint c = store.use(request.getCheckpointId());
     if (c == null) {
-      out.onError(Status.NOT_FOUND.withDescription("checkpoint " + request.getCheckpointId()
-          + " is no longer kept; ask for a new manifest").asException());
+      out.onError(
+          Status.NOT_FOUND
+              .withDescription(
+                  "checkpoint "
+                      + request.getCheckpointId()
+                      + " is no longer kept; ask for a new manifest")
+              .asException());
       return;
     }
     String name = request.getName();
     Path file = c.directory().resolve(name).normalize();
     if (name.contains("/") || !file.getParent().equals(c.directory()) || !Files.exists(file)) {
-      out.onError(Status.NOT_FOUND.withDescription("no file \"" + name + "\" in checkpoint "
-          + c.index()).asException());
+      out.onError(
+          Status.NOT_FOUND
+              .withDescription("no file \"" + name + "\" in checkpoint " + c.index())
+              .asException());
       return;
     }
     try (InputStream in = Files.newInputStream(file)) {

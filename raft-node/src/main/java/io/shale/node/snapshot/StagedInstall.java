@@ -10,31 +10,33 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * A fetched checkpoint waiting to replace the engine directory, and the swap itself.
  *
- * <p>Directories beside {@code engine}: {@code install-tmp} while files arrive,
- * {@code install-ready} once all are in and synced (the rename is the commit point), and
- * {@code engine-old} during the swap. The swap is two renames; {@link #recover} finishes
- * whatever a crash interrupted, before the engine is opened:
+ * <p>Directories beside {@code engine}: {@code install-tmp} while files arrive, {@code
+ * install-ready} once all are in and synced (the rename is the commit point), and {@code
+ * engine-old} during the swap. The swap is two renames; {@link #recover} finishes whatever a crash
+ * interrupted, before the engine is opened:
+ *
  * <ul>
- *   <li>{@code install-ready}, with or without {@code engine}: the staged checkpoint is swapped
- *       in. Ratis may already have been told the install is done (in notification mode it
- *       records the install, and purges its log up to it, just before the reload that swaps);
- *       an engine left behind that index would then miss the entries the log no longer holds.
- *       If Ratis had not been told, the checkpoint is still committed state past the engine
- *       (a follower in install takes no entries), so opening it is as good as the install;</li>
- *   <li>{@code install-tmp} and {@code engine-old} are always leftovers, deleted.</li>
+ *   <li>{@code install-ready}, with or without {@code engine}: the staged checkpoint is swapped in.
+ *       Ratis may already have been told the install is done (in notification mode it records the
+ *       install, and purges its log up to it, just before the reload that swaps); an engine left
+ *       behind that index would then miss the entries the log no longer holds. If Ratis had not
+ *       been told, the checkpoint is still committed state past the engine (a follower in install
+ *       takes no entries), so opening it is as good as the install;
+ *   <li>{@code install-tmp} and {@code engine-old} are always leftovers, deleted.
  * </ul>
  *
- * <p>A fetch ({@link #stage}) and a swap never overlap: Ratis may ask for the next install while
- * it still reloads the state machine after the last one, and a reload's cleanup deleting
- * {@code install-tmp} under a second fetch fails the state machine (StagedInstallTest;
- * docs/postmortems/06). A swap waits for a fetch in progress and swaps in what it
- * staged. {@link #recover} is for start-up only, before any fetch.
+ * <p>A fetch ({@link #stage}) and a swap never overlap: Ratis may ask for the next install while it
+ * still reloads the state machine after the last one, and a reload's cleanup deleting {@code
+ * install-tmp} under a second fetch fails the state machine (StagedInstallTest;
+ * docs/postmortems/06). A swap waits for a fetch in progress and swaps in what it staged. {@link
+ * #recover} is for start-up only, before any fetch.
  */
 public final class StagedInstall {
   private final Path engineDir;
   private final Path tmp;
   private final Path ready;
   private final Path old;
+
   /** Held by a fetch from its first file to {@code install-ready}, and by a swap. */
   private final ReentrantLock lock = new ReentrantLock();
 

@@ -3,11 +3,14 @@ package io.shale.node.statemachine;
 import java.util.List;
 
 /**
- * A write as it travels through the Raft log: the state machine applies each committed command
- * to the engine as one atomic batch tagged with the entry's index.
+ * A write as it travels through the Raft log: the state machine applies each committed command to
+ * the engine as one atomic batch tagged with the entry's index.
  */
 public sealed interface Command
-    permits Command.Batch, Command.CompareAndSet, Command.DeleteRange, Command.Identified,
+    permits Command.Batch,
+        Command.CompareAndSet,
+        Command.DeleteRange,
+        Command.Identified,
         Command.Group {
   /** One put or delete of a batch. {@code value} is null for a delete. */
   record Op(byte[] key, byte[] value) {
@@ -21,9 +24,9 @@ public sealed interface Command
 
   /**
    * Applies {@code then} (a put, or a delete when its value is null) only if the key's current
-   * value equals {@code expected} (null: the key must be absent), or, when
-   * {@code expectedIndex >= 0}, only if the index of the entry that last modified the key is
-   * {@code expectedIndex} (0: the key must be absent; {@code expected} is then ignored).
+   * value equals {@code expected} (null: the key must be absent), or, when {@code expectedIndex >=
+   * 0}, only if the index of the entry that last modified the key is {@code expectedIndex} (0: the
+   * key must be absent; {@code expected} is then ignored).
    */
   record CompareAndSet(byte[] key, byte[] expected, long expectedIndex, Op then)
       implements Command {
@@ -62,14 +65,14 @@ public sealed interface Command
   }
 
   /**
-   * {@code command} under a client-chosen request id (1 to 64 bytes): a retry with the same id
-   * is answered with the first attempt's reply instead of being applied again.
+   * {@code command} under a client-chosen request id (1 to 64 bytes): a retry with the same id is
+   * answered with the first attempt's reply instead of being applied again.
    */
   record Identified(byte[] requestId, Command command) implements Command {
     public Identified {
       if (requestId.length < 1 || requestId.length > 64) {
-        throw new IllegalArgumentException("request id must be 1 to 64 bytes, got "
-            + requestId.length);
+        throw new IllegalArgumentException(
+            "request id must be 1 to 64 bytes, got " + requestId.length);
       }
       if (command instanceof Identified) {
         throw new IllegalArgumentException("a request id wraps a batch or a compare-and-set");

@@ -18,17 +18,16 @@ import java.util.Map;
  * index. Deterministic: every replica, given the same state and entry, builds the same batch and
  * reply, which is what lets a compare-and-set be decided at apply time. Knows nothing of Ratis.
  *
- * <p>Request ids make a retried write apply once: a request id already recorded (in the engine,
- * or earlier in the same entry) gets its first reply and adds nothing.
+ * <p>Request ids make a retried write apply once: a request id already recorded (in the engine, or
+ * earlier in the same entry) gets its first reply and adds nothing.
  */
 public final class CommandApplier {
   /** The batch to apply at the entry's index, and the encoded reply to the client. */
   public record Applied(WriteBatch batch, byte[] reply) {}
 
   /**
-   * The effects of {@code command}, committed at {@code index}, on {@code state} (the engine as
-   * of index - 1). Also expires old request records every {@link RequestRecords#EXPIRY_EVERY}
-   * entries.
+   * The effects of {@code command}, committed at {@code index}, on {@code state} (the engine as of
+   * index - 1). Also expires old request records every {@link RequestRecords#EXPIRY_EVERY} entries.
    */
   public Applied apply(Engine state, Command command, long index) {
     WriteBatch batch = new WriteBatch();
@@ -51,11 +50,15 @@ public final class CommandApplier {
   }
 
   /**
-   * Adds the effects of one command to {@code batch} and returns its encoded reply.
-   * {@code idsInEntry} holds the replies of request ids earlier in the same entry (null for an
-   * entry of one command).
+   * Adds the effects of one command to {@code batch} and returns its encoded reply. {@code
+   * idsInEntry} holds the replies of request ids earlier in the same entry (null for an entry of
+   * one command).
    */
-  private static byte[] applyOne(Engine state, Command command, long index, WriteBatch batch,
+  private static byte[] applyOne(
+      Engine state,
+      Command command,
+      long index,
+      WriteBatch batch,
       Map<ByteBuffer, byte[]> idsInEntry) {
     byte[] requestId = null;
     if (command instanceof Command.Identified id) {
@@ -94,8 +97,8 @@ public final class CommandApplier {
 
   /** Deletes every user key in the range; never the node's own records (keys starting with 0). */
   private static void deleteRange(Engine state, Command.DeleteRange r, WriteBatch batch) {
-    try (ScanIterator it = state.scan(new ScanOptions(r.start(), r.end(), Long.MAX_VALUE, false,
-        true))) {
+    try (ScanIterator it =
+        state.scan(new ScanOptions(r.start(), r.end(), Long.MAX_VALUE, false, true))) {
       while (it.next()) {
         if (it.key().length > 0 && it.key()[0] != 0) {
           batch.delete(it.key());
@@ -105,15 +108,17 @@ public final class CommandApplier {
   }
 
   /** Compares the key's value or modification index with the expectation, then maybe writes. */
-  private static Reply compareAndSet(Engine state, Command.CompareAndSet cas, long index,
-      WriteBatch batch) {
+  private static Reply compareAndSet(
+      Engine state, Command.CompareAndSet cas, long index, WriteBatch batch) {
     VersionedValue current = state.getVersioned(cas.key());
     long currentIndex = current == null ? 0 : current.index();
-    boolean matches = cas.comparesIndex() ? currentIndex == cas.expectedIndex()
-        : Arrays.equals(current == null ? null : current.value(), cas.expected());
+    boolean matches =
+        cas.comparesIndex()
+            ? currentIndex == cas.expectedIndex()
+            : Arrays.equals(current == null ? null : current.value(), cas.expected());
     if (!matches) {
-      return new Reply.CasResult(index, false, current == null ? null : current.value(),
-          currentIndex);
+      return new Reply.CasResult(
+          index, false, current == null ? null : current.value(), currentIndex);
     }
     add(batch, cas.then());
     boolean deleted = cas.then().isDelete();

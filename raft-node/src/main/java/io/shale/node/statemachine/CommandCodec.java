@@ -22,8 +22,8 @@ import java.util.List;
  *   key, value, expected = length:int32, bytes
  * </pre>
  *
- * Keys are 1 to {@link #MAX_KEY_BYTES} bytes and may not begin with byte 0, which the node
- * reserves for its own records in the engine.
+ * Keys are 1 to {@link #MAX_KEY_BYTES} bytes and may not begin with byte 0, which the node reserves
+ * for its own records in the engine.
  */
 public final class CommandCodec {
   static final byte MAGIC = 0x53;
@@ -48,8 +48,8 @@ public final class CommandCodec {
         parts.add(p);
         size += 4 + p.length;
       }
-      ByteBuffer out = ByteBuffer.allocate(size).put(MAGIC).put(VERSION).put(GROUP)
-          .putInt(parts.size());
+      ByteBuffer out =
+          ByteBuffer.allocate(size).put(MAGIC).put(VERSION).put(GROUP).putInt(parts.size());
       for (byte[] p : parts) {
         putBytes(out, p);
       }
@@ -58,16 +58,25 @@ public final class CommandCodec {
     if (c instanceof Command.Identified id) {
       byte[] inner = encode(id.command());
       // magic, version, kind 3, id, then the inner entry without its magic and version
-      return ByteBuffer.allocate(3 + 4 + id.requestId().length + inner.length - 2).put(MAGIC)
-          .put(VERSION).put(IDENTIFIED).putInt(id.requestId().length).put(id.requestId())
-          .put(inner, 2, inner.length - 2).array();
+      return ByteBuffer.allocate(3 + 4 + id.requestId().length + inner.length - 2)
+          .put(MAGIC)
+          .put(VERSION)
+          .put(IDENTIFIED)
+          .putInt(id.requestId().length)
+          .put(id.requestId())
+          .put(inner, 2, inner.length - 2)
+          .array();
     }
     if (c instanceof Command.DeleteRange r) {
       if (r.end() != null && java.util.Arrays.compare(r.start(), r.end()) >= 0) {
         throw new IllegalArgumentException("delete range end must be after its start");
       }
-      ByteBuffer out = ByteBuffer.allocate(3 + 4 + r.start().length + 1
-          + (r.end() == null ? 0 : 4 + r.end().length)).put(MAGIC).put(VERSION).put(DELETE_RANGE);
+      ByteBuffer out =
+          ByteBuffer.allocate(
+                  3 + 4 + r.start().length + 1 + (r.end() == null ? 0 : 4 + r.end().length))
+              .put(MAGIC)
+              .put(VERSION)
+              .put(DELETE_RANGE);
       putBytes(out, r.start());
       out.put((byte) (r.end() == null ? 0 : 1));
       if (r.end() != null) {
@@ -82,8 +91,12 @@ public final class CommandCodec {
         size += opSize(op);
       }
     } else if (c instanceof Command.CompareAndSet cas) {
-      size += 4 + cas.key().length + 1 + (cas.comparesIndex() ? 8
-          : cas.expected() == null ? 0 : 4 + cas.expected().length) + opSize(cas.then());
+      size +=
+          4
+              + cas.key().length
+              + 1
+              + (cas.comparesIndex() ? 8 : cas.expected() == null ? 0 : 4 + cas.expected().length)
+              + opSize(cas.then());
     }
     ByteBuffer out = ByteBuffer.allocate(size).put(MAGIC).put(VERSION);
     if (c instanceof Command.Batch b) {
@@ -129,8 +142,8 @@ public final class CommandCodec {
       throw new IllegalArgumentException("key is empty");
     }
     if (key.length > MAX_KEY_BYTES) {
-      throw new IllegalArgumentException("key of " + key.length + " bytes exceeds the limit of "
-          + MAX_KEY_BYTES);
+      throw new IllegalArgumentException(
+          "key of " + key.length + " bytes exceeds the limit of " + MAX_KEY_BYTES);
     }
     if (key[0] == 0) {
       throw new IllegalArgumentException("keys beginning with byte 0 are reserved");
@@ -148,15 +161,19 @@ public final class CommandCodec {
         throw new IllegalArgumentException("not a Shale command: magic byte " + magic);
       }
       if (version != VERSION) {
-        throw new IllegalArgumentException("command format version " + version
-            + " is not supported (this node reads version " + VERSION + ")");
+        throw new IllegalArgumentException(
+            "command format version "
+                + version
+                + " is not supported (this node reads version "
+                + VERSION
+                + ")");
       }
       byte kind = in.get();
       if (kind == GROUP) {
         int n = in.getInt();
         if (n < 0 || n > in.remaining() / 4) {
-          throw new IllegalArgumentException("group of " + n + " commands in an entry of "
-              + entry.length + " bytes");
+          throw new IllegalArgumentException(
+              "group of " + n + " commands in an entry of " + entry.length + " bytes");
         }
         List<Command> commands = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
@@ -169,42 +186,43 @@ public final class CommandCodec {
         requestId = getBytes(in);
         kind = in.get();
       }
-      Command c = switch (kind) {
-        case BATCH -> {
-          int n = in.getInt();
-          if (n < 0 || n > in.remaining()) {
-            throw new IllegalArgumentException("batch of " + n + " operations in " + entry.length
-                + " bytes");
-          }
-          List<Command.Op> ops = new ArrayList<>(n);
-          for (int i = 0; i < n; i++) {
-            ops.add(getOp(in));
-          }
-          yield new Command.Batch(ops);
-        }
-        case CAS -> {
-          byte[] key = getBytes(in);
-          byte expectation = in.get();
-          if (expectation == 2) {
-            long index = in.getLong();
-            yield new Command.CompareAndSet(key, null, index, getOp(in));
-          }
-          byte[] expected = expectation == 1 ? getBytes(in) : null;
-          yield new Command.CompareAndSet(key, expected, getOp(in));
-        }
-        case DELETE_RANGE -> {
-          byte[] start = getBytes(in);
-          yield new Command.DeleteRange(start, in.get() == 1 ? getBytes(in) : null);
-        }
-        default -> throw new IllegalArgumentException("unknown command kind " + kind);
-      };
+      Command c =
+          switch (kind) {
+            case BATCH -> {
+              int n = in.getInt();
+              if (n < 0 || n > in.remaining()) {
+                throw new IllegalArgumentException(
+                    "batch of " + n + " operations in " + entry.length + " bytes");
+              }
+              List<Command.Op> ops = new ArrayList<>(n);
+              for (int i = 0; i < n; i++) {
+                ops.add(getOp(in));
+              }
+              yield new Command.Batch(ops);
+            }
+            case CAS -> {
+              byte[] key = getBytes(in);
+              byte expectation = in.get();
+              if (expectation == 2) {
+                long index = in.getLong();
+                yield new Command.CompareAndSet(key, null, index, getOp(in));
+              }
+              byte[] expected = expectation == 1 ? getBytes(in) : null;
+              yield new Command.CompareAndSet(key, expected, getOp(in));
+            }
+            case DELETE_RANGE -> {
+              byte[] start = getBytes(in);
+              yield new Command.DeleteRange(start, in.get() == 1 ? getBytes(in) : null);
+            }
+            default -> throw new IllegalArgumentException("unknown command kind " + kind);
+          };
       if (in.hasRemaining()) {
         throw new IllegalArgumentException(in.remaining() + " bytes after the command");
       }
       return requestId == null ? c : new Command.Identified(requestId, c);
     } catch (BufferUnderflowException e) {
-      throw new IllegalArgumentException("command truncated at byte " + in.position() + " of "
-          + entry.length);
+      throw new IllegalArgumentException(
+          "command truncated at byte " + in.position() + " of " + entry.length);
     }
   }
 
@@ -221,8 +239,14 @@ public final class CommandCodec {
   private static byte[] getBytes(ByteBuffer in) {
     int n = in.getInt();
     if (n < 0 || n > in.remaining()) {
-      throw new IllegalArgumentException("length " + n + " at byte " + (in.position() - 4)
-          + " exceeds the " + in.remaining() + " bytes left");
+      throw new IllegalArgumentException(
+          "length "
+              + n
+              + " at byte "
+              + (in.position() - 4)
+              + " exceeds the "
+              + in.remaining()
+              + " bytes left");
     }
     byte[] b = new byte[n];
     in.get(b);

@@ -32,17 +32,29 @@ public sealed interface Query permits Query.Get, Query.Scan, Query.Pressure {
       return new byte[] {CommandCodec.MAGIC, CommandCodec.VERSION, PRESSURE};
     }
     if (q instanceof Get g) {
-      return ByteBuffer.allocate(3 + 4 + g.key().length).put(CommandCodec.MAGIC)
-          .put(CommandCodec.VERSION).put(GET).putInt(g.key().length).put(g.key()).array();
+      return ByteBuffer.allocate(3 + 4 + g.key().length)
+          .put(CommandCodec.MAGIC)
+          .put(CommandCodec.VERSION)
+          .put(GET)
+          .putInt(g.key().length)
+          .put(g.key())
+          .array();
     }
     Scan s = (Scan) q;
     int size = 3 + 4 + s.start().length + 1 + (s.end() == null ? 0 : 4 + s.end().length) + 4 + 1;
-    ByteBuffer out = ByteBuffer.allocate(size).put(CommandCodec.MAGIC).put(CommandCodec.VERSION)
-        .put(SCAN).putInt(s.start().length).put(s.start()).put((byte) (s.end() == null ? 0 : 1));
+    ByteBuffer out =
+        ByteBuffer.allocate(size)
+            .put(CommandCodec.MAGIC)
+            .put(CommandCodec.VERSION)
+            .put(SCAN)
+            .putInt(s.start().length)
+            .put(s.start())
+            .put((byte) (s.end() == null ? 0 : 1));
     if (s.end() != null) {
       out.putInt(s.end().length).put(s.end());
     }
-    return out.putInt(s.limit()).put((byte) ((s.reverse() ? 1 : 0) | (s.keysOnly() ? 2 : 0)))
+    return out.putInt(s.limit())
+        .put((byte) ((s.reverse() ? 1 : 0) | (s.keysOnly() ? 2 : 0)))
         .array();
   }
 
@@ -78,8 +90,8 @@ public sealed interface Query permits Query.Get, Query.Scan, Query.Pressure {
   private static byte[] bytes(ByteBuffer in) {
     int n = in.getInt();
     if (n < 0 || n > in.remaining()) {
-      throw new IllegalArgumentException("length " + n + " exceeds the " + in.remaining()
-          + " bytes left");
+      throw new IllegalArgumentException(
+          "length " + n + " exceeds the " + in.remaining() + " bytes left");
     }
     byte[] b = new byte[n];
     in.get(b);

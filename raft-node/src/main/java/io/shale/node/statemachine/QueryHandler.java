@@ -19,7 +19,9 @@ public final class QueryHandler {
 
   private final long scanPageBytes;
 
-  /** @param scanPageBytes bytes of keys and values after which a scan page ends, whatever its limit */
+  /**
+   * @param scanPageBytes bytes of keys and values after which a scan page ends, whatever its limit
+   */
   public QueryHandler(long scanPageBytes) {
     this.scanPageBytes = scanPageBytes;
   }
@@ -28,7 +30,8 @@ public final class QueryHandler {
   public Reply answer(Engine state, long applied, Query q) {
     if (q instanceof Query.Get g) {
       VersionedValue v = state.getVersioned(CommandCodec.checkKey(g.key()));
-      return v == null ? new Reply.Value(applied, null, 0)
+      return v == null
+          ? new Reply.Value(applied, null, 0)
           : new Reply.Value(applied, v.value(), v.index());
     }
     if (q instanceof Query.Pressure) {
@@ -38,9 +41,9 @@ public final class QueryHandler {
   }
 
   /**
-   * One page of a scan: it ends at its entry limit or, whatever the limit, past
-   * {@code scanPageBytes} (so that a page of large values still fits a gRPC message); the
-   * client continues after its last key.
+   * One page of a scan: it ends at its entry limit or, whatever the limit, past {@code
+   * scanPageBytes} (so that a page of large values still fits a gRPC message); the client continues
+   * after its last key.
    */
   private Reply scanPage(Engine state, long applied, Query.Scan s) {
     List<byte[][]> out = new ArrayList<>();
@@ -52,8 +55,8 @@ public final class QueryHandler {
     if (s.end() != null && Arrays.compare(s.end(), start) <= 0) {
       return new Reply.Entries(applied, out, false);
     }
-    ScanOptions o = new ScanOptions(start, s.end(), (long) s.limit() + 1, s.reverse(),
-        s.keysOnly());
+    ScanOptions o =
+        new ScanOptions(start, s.end(), (long) s.limit() + 1, s.reverse(), s.keysOnly());
     try (ScanIterator it = state.scan(o)) {
       while (it.next()) {
         if (it.key().length > 0 && it.key()[0] == 0) {

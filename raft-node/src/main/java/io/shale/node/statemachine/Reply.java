@@ -19,15 +19,14 @@ import java.util.List;
  * </pre>
  */
 public sealed interface Reply
-    permits Reply.Written, Reply.CasResult, Reply.Value, Reply.Entries, Reply.Pressure,
-        Reply.Many {
+    permits Reply.Written, Reply.CasResult, Reply.Value, Reply.Entries, Reply.Pressure, Reply.Many {
   long appliedIndex();
 
   record Written(long appliedIndex) implements Reply {}
 
   /**
-   * Whether the compare-and-set applied, and the key's value after it (null: absent) with the
-   * index of the entry that last modified it (0: absent).
+   * Whether the compare-and-set applied, and the key's value after it (null: absent) with the index
+   * of the entry that last modified it (0: absent).
    */
   record CasResult(long appliedIndex, boolean applied, byte[] current, long modIndex)
       implements Reply {}
@@ -77,8 +76,12 @@ public sealed interface Reply
       out.putLong(v.modIndex());
     } else if (r instanceof Pressure p) {
       WritePressure w = p.pressure();
-      out.put((byte) 5).put((byte) w.condition().ordinal()).put((byte) w.cause().ordinal())
-          .putDouble(w.measured()).putDouble(w.threshold()).putLong(w.suggestedDelay().toMillis());
+      out.put((byte) 5)
+          .put((byte) w.condition().ordinal())
+          .put((byte) w.cause().ordinal())
+          .putDouble(w.measured())
+          .putDouble(w.threshold())
+          .putLong(w.suggestedDelay().toMillis());
     } else if (r instanceof Many m) {
       out.put((byte) 6).putInt(m.replies().size());
       for (byte[] b : m.replies()) {
@@ -124,9 +127,15 @@ public sealed interface Reply
         }
         yield new Entries(index, entries, in.get() == 1);
       }
-      case 5 -> new Pressure(index, new WritePressure(
-          WritePressure.Condition.values()[in.get()], WritePressure.Cause.values()[in.get()],
-          in.getDouble(), in.getDouble(), java.time.Duration.ofMillis(in.getLong())));
+      case 5 ->
+          new Pressure(
+              index,
+              new WritePressure(
+                  WritePressure.Condition.values()[in.get()],
+                  WritePressure.Cause.values()[in.get()],
+                  in.getDouble(),
+                  in.getDouble(),
+                  java.time.Duration.ofMillis(in.getLong())));
       case 6 -> {
         int n = in.getInt();
         List<byte[]> replies = new ArrayList<>(n);

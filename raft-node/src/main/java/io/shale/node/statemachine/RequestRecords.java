@@ -8,8 +8,8 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
- * The replies of identified writes, kept in the engine (so every replica has them, and they
- * survive restarts and snapshots like any data) under the node's reserved prefix:
+ * The replies of identified writes, kept in the engine (so every replica has them, and they survive
+ * restarts and snapshots like any data) under the node's reserved prefix:
  *
  * <pre>
  *   \0r{request id}              -> applied index:int64, reply bytes   (lookup)
@@ -17,10 +17,10 @@ import java.util.Arrays;
  * </pre>
  *
  * A retry with the same id within {@link #RETAIN_ENTRIES} log entries gets the stored reply; a
- * record older than that is ignored whether or not it is still there (so the answer depends on
- * log indexes only, the same on every replica), and deleted by the next entry whose index is a
- * multiple of {@link #EXPIRY_EVERY}. Clients retry within seconds; 100,000 entries is minutes of
- * writes at the highest rates measured.
+ * record older than that is ignored whether or not it is still there (so the answer depends on log
+ * indexes only, the same on every replica), and deleted by the next entry whose index is a multiple
+ * of {@link #EXPIRY_EVERY}. Clients retry within seconds; 100,000 entries is minutes of writes at
+ * the highest rates measured.
  */
 final class RequestRecords {
   static final long RETAIN_ENTRIES = 100_000;
@@ -39,8 +39,9 @@ final class RequestRecords {
   }
 
   static void record(WriteBatch batch, byte[] requestId, long index, byte[] reply) {
-    batch.put(lookupKey(requestId), ByteBuffer.allocate(8 + reply.length).putLong(index)
-        .put(reply).array());
+    batch.put(
+        lookupKey(requestId),
+        ByteBuffer.allocate(8 + reply.length).putLong(index).put(reply).array());
     batch.put(indexKey(index, requestId), new byte[0]);
   }
 
@@ -61,7 +62,8 @@ final class RequestRecords {
       return;
     }
     byte[] end = concat(BY_INDEX, ByteBuffer.allocate(8).putLong(before).array());
-    try (ScanIterator it = engine.scan(new ScanOptions(BY_INDEX, end, Long.MAX_VALUE, false, true))) {
+    try (ScanIterator it =
+        engine.scan(new ScanOptions(BY_INDEX, end, Long.MAX_VALUE, false, true))) {
       while (it.next()) {
         byte[] k = it.key();
         batch.delete(k);

@@ -42,27 +42,27 @@ import org.apache.ratis.util.LifeCycle;
 
 /**
  * The Ratis state machine over one engine: the Raft log is the engine's write-ahead log. A thin
- * adapter: what a committed command does is {@link CommandApplier}'s, reads are
- * {@link QueryHandler}'s, terms {@link TermTracker}'s, write admission
- * {@link WriteAdmission}'s, snapshot installs {@link SnapshotInstaller}'s.
+ * adapter: what a committed command does is {@link CommandApplier}'s, reads are {@link
+ * QueryHandler}'s, terms {@link TermTracker}'s, write admission {@link WriteAdmission}'s, snapshot
+ * installs {@link SnapshotInstaller}'s.
  *
  * <ul>
- *   <li>Each committed command is applied as one engine batch tagged with its Raft index
- *       ({@link Engine#applyCommitted}).</li>
+ *   <li>Each committed command is applied as one engine batch tagged with its Raft index ({@link
+ *       Engine#applyCommitted}).
  *   <li>The engine records, with each flush, the highest index whose effects are in its files; on
  *       restart that index (and its term) is reported as the latest snapshot and as the applied
  *       index, so Ratis replays only later entries, and an entry at or below the engine's applied
- *       index is never applied twice.</li>
+ *       index is never applied twice.
  *   <li>Reads: {@link #query} behind Ratis's ReadIndex for linearizable reads, {@link #queryStale}
  *       for stale ones, which fails at once (instead of waiting, as the base class may) when this
- *       replica is behind the index asked for.</li>
+ *       replica is behind the index asked for.
  * </ul>
  *
- * <p>Snapshots: {@link #takeSnapshot} writes an engine checkpoint ({@link CheckpointStore}).
- * Ratis runs in notification mode: a follower behind the leader's purged log is told so
- * ({@link #notifyInstallSnapshotFromLeader}) and fetches the leader's checkpoint; Ratis then
- * pauses the state machine and reloads it, and {@link #reinitialize} swaps the fetched checkpoint
- * in for the engine directory ({@link StagedInstall}).
+ * <p>Snapshots: {@link #takeSnapshot} writes an engine checkpoint ({@link CheckpointStore}). Ratis
+ * runs in notification mode: a follower behind the leader's purged log is told so ({@link
+ * #notifyInstallSnapshotFromLeader}) and fetches the leader's checkpoint; Ratis then pauses the
+ * state machine and reloads it, and {@link #reinitialize} swaps the fetched checkpoint in for the
+ * engine directory ({@link StagedInstall}).
  */
 public final class ShaleStateMachine extends BaseStateMachine
     implements StateMachine.FollowerEventApi {
@@ -71,14 +71,19 @@ public final class ShaleStateMachine extends BaseStateMachine
   private final MeterRegistry registry;
   private final CheckpointStore checkpoints;
   private final StagedInstall staged;
+
   /** Where a fetched checkpoint is between its fetch and its reload. */
   private final InstallHandoff handoff;
+
   /** Leaders elected, so that a fetch can tell its requester was replaced meanwhile. */
   private final LeaderWatch leaders = new LeaderWatch();
+
   private final SnapshotInstaller installer;
   private final StrandedInstallWatch strandedInstalls;
+
   /** Held by a reload from its start to its end, and by {@link #pause}, so neither interleaves. */
   private final Object reloading = new Object();
+
   private final CommandApplier applier = new CommandApplier();
   private final QueryHandler queries;
   private final TermTracker terms = new TermTracker();
@@ -87,26 +92,34 @@ public final class ShaleStateMachine extends BaseStateMachine
   private volatile Engine engine;
 
   /**
-   * A state machine over the engine in {@code dataDir/engine}, with its checkpoints in
-   * {@code dataDir/checkpoints}; the engine's meters go to {@code registry}.
+   * A state machine over the engine in {@code dataDir/engine}, with its checkpoints in {@code
+   * dataDir/checkpoints}; the engine's meters go to {@code registry}.
    */
   public ShaleStateMachine(Path dataDir, EngineOptions options, MeterRegistry registry)
       throws IOException {
     this(dataDir, options, registry, StateMachineSettings.defaults());
   }
 
-  public ShaleStateMachine(Path dataDir, EngineOptions options, MeterRegistry registry,
-      StateMachineSettings settings) throws IOException {
+  public ShaleStateMachine(
+      Path dataDir, EngineOptions options, MeterRegistry registry, StateMachineSettings settings)
+      throws IOException {
     this.engineDir = dataDir.resolve("engine");
     this.options = options;
     this.registry = registry;
-    this.checkpoints = new CheckpointStore(dataDir.resolve("checkpoints"),
-        settings.checkpointLease());
+    this.checkpoints =
+        new CheckpointStore(dataDir.resolve("checkpoints"), settings.checkpointLease());
     this.handoff = new InstallHandoff(settings.installSettle());
     this.queries = new QueryHandler(settings.scanPageBytes());
     this.staged = new StagedInstall(engineDir);
-    this.installer = new SnapshotInstaller(() -> getId().toString(), engineDir, staged, handoff,
-        leaders, registry, settings.reloadWait());
+    this.installer =
+        new SnapshotInstaller(
+            () -> getId().toString(),
+            engineDir,
+            staged,
+            handoff,
+            leaders,
+            registry,
+            settings.reloadWait());
     this.strandedInstalls = new StrandedInstallWatch(handoff, registry);
   }
 
@@ -114,15 +127,19 @@ public final class ShaleStateMachine extends BaseStateMachine
   public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage storage)
       throws IOException {
     super.initialize(server, groupId, storage);
-    getLifeCycle().startAndTransition(() -> {
-      staged.recover(); // at start only: a fetch may be staging while a reload runs
-      openEngine();
-    });
-    Duration electionMax = Duration.ofMillis(
-        RaftServerConfigKeys.Rpc.timeoutMax(server.getProperties()).toLong(TimeUnit.MILLISECONDS));
+    getLifeCycle()
+        .startAndTransition(
+            () -> {
+              staged.recover(); // at start only: a fetch may be staging while a reload runs
+              openEngine();
+            });
+    Duration electionMax =
+        Duration.ofMillis(
+            RaftServerConfigKeys.Rpc.timeoutMax(server.getProperties())
+                .toLong(TimeUnit.MILLISECONDS));
     Duration twoElections = electionMax.multipliedBy(2);
-    Duration wait = Duration.ofSeconds(3).compareTo(twoElections) > 0
-        ? Duration.ofSeconds(3) : twoElections;
+    Duration wait =
+        Duration.ofSeconds(3).compareTo(twoElections) > 0 ? Duration.ofSeconds(3) : twoElections;
     strandedInstalls.start(() -> getServer().getNow(null), getGroupId(), getId(), wait);
   }
 
@@ -185,8 +202,8 @@ public final class ShaleStateMachine extends BaseStateMachine
   }
 
   /**
-   * The engine, for node-level operations (stats, compaction, pressure); null while a snapshot
-   * is being swapped in.
+   * The engine, for node-level operations (stats, compaction, pressure); null while a snapshot is
+   * being swapped in.
    */
   public Engine engine() {
     return engine;
@@ -219,8 +236,8 @@ public final class ShaleStateMachine extends BaseStateMachine
   }
 
   /**
-   * Writes a checkpoint (flush, then hard links) and returns its index, which is applied and
-   * whose effects the checkpoint holds; Ratis may then purge the log up to it.
+   * Writes a checkpoint (flush, then hard links) and returns its index, which is applied and whose
+   * effects the checkpoint holds; Ratis may then purge the log up to it.
    */
   @Override
   public long takeSnapshot() throws IOException {
@@ -245,22 +262,24 @@ public final class ShaleStateMachine extends BaseStateMachine
   private Engine liveEngine() {
     Engine e = engine;
     if (e == null) {
-      throw new IllegalStateException("the engine of " + getId() + " is being replaced by an "
-          + "installed snapshot; retry");
+      throw new IllegalStateException(
+          "the engine of " + getId() + " is being replaced by an " + "installed snapshot; retry");
     }
     return e;
   }
 
   /**
    * Called on a follower whose log lags behind the leader's first available entry: fetches the
-   * leader's checkpoint (at least the index before that entry) in the background. Ratis asks
-   * again until the future completes, then pauses and reloads the state machine.
+   * leader's checkpoint (at least the index before that entry) in the background. Ratis asks again
+   * until the future completes, then pauses and reloads the state machine.
    */
   @Override
   public CompletableFuture<TermIndex> notifyInstallSnapshotFromLeader(
       RaftProtos.RoleInfoProto roleInfo, TermIndex firstTermIndexInLog) {
     RaftProtos.RaftPeerProto leader = roleInfo.getFollowerInfo().getLeaderInfo().getId();
-    return installer.install(leader.getId().toStringUtf8(), leader.getDataStreamAddress(),
+    return installer.install(
+        leader.getId().toStringUtf8(),
+        leader.getDataStreamAddress(),
         firstTermIndexInLog.getIndex() - 1);
   }
 
@@ -309,16 +328,22 @@ public final class ShaleStateMachine extends BaseStateMachine
   public CompletableFuture<Message> queryStale(Message request, long minIndex) {
     long applied = getLastAppliedTermIndex().getIndex();
     if (applied < minIndex) {
-      return CompletableFuture.failedFuture(new StaleReadException(getId() + " has applied "
-          + applied + ", behind the index " + minIndex + " the read asks for"));
+      return CompletableFuture.failedFuture(
+          new StaleReadException(
+              getId()
+                  + " has applied "
+                  + applied
+                  + ", behind the index "
+                  + minIndex
+                  + " the read asks for"));
     }
     return query(request);
   }
 
   /**
    * Ratis pauses the state machine on its own thread before it reloads it; the engine stays open
-   * until {@link #reinitialize}, which runs on the apply thread, so no apply can race the swap.
-   * A reload still opening the engine is waited for; one not begun yet serves this request too
+   * until {@link #reinitialize}, which runs on the apply thread, so no apply can race the swap. A
+   * reload still opening the engine is waited for; one not begun yet serves this request too
    * ({@code InstallAcrossLeaderChangeTest}).
    */
   @Override

@@ -11,8 +11,8 @@ import java.time.Duration;
  * @param checkpointLease a snapshot transfer's pin on a checkpoint lapses after this long unused
  * @param scanPageBytes bytes of keys and values after which a scan page ends, whatever its limit
  */
-public record StateMachineSettings(Duration reloadWait, Duration installSettle,
-    Duration checkpointLease, long scanPageBytes) {
+public record StateMachineSettings(
+    Duration reloadWait, Duration installSettle, Duration checkpointLease, long scanPageBytes) {
   public StateMachineSettings {
     if (reloadWait.isNegative() || reloadWait.isZero()) {
       throw new IllegalArgumentException("reload wait must be positive: " + reloadWait);
@@ -29,7 +29,7 @@ public record StateMachineSettings(Duration reloadWait, Duration installSettle,
   }
 
   public static StateMachineSettings defaults() {
-    return new StateMachineSettings(Duration.ofSeconds(60), Duration.ofMillis(200),
-        Duration.ofSeconds(120), 4L << 20);
+    return new StateMachineSettings(
+        Duration.ofSeconds(60), Duration.ofMillis(200), Duration.ofSeconds(120), 4L << 20);
   }
 }

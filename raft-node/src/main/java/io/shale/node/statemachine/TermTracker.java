@@ -7,10 +7,10 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
- * Knows the term of every applied index. The term is kept in the engine under a reserved key
- * (keys beginning with byte 0 are the node's), written in the batch of the first entry of every
- * term, so the persisted state always holds the term of its persisted index; in memory, the index
- * at which each term's first applied entry is.
+ * Knows the term of every applied index. The term is kept in the engine under a reserved key (keys
+ * beginning with byte 0 are the node's), written in the batch of the first entry of every term, so
+ * the persisted state always holds the term of its persisted index; in memory, the index at which
+ * each term's first applied entry is.
  *
  * <p>{@link #recover} and {@link #onApply} run on the apply thread; {@link #termOf} from any.
  */

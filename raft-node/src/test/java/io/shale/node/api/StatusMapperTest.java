@@ -25,21 +25,28 @@ class StatusMapperTest {
 
   @Test
   void aReplicaAtItsStopThresholdIsResourceExhaustedWithTheThrottlingTrailers() {
-    WritePressure stopped = new WritePressure(WritePressure.Condition.STOPPED,
-        WritePressure.Cause.L0_FILES, 40, 36, Duration.ofMillis(250));
+    WritePressure stopped =
+        new WritePressure(
+            WritePressure.Condition.STOPPED,
+            WritePressure.Cause.L0_FILES,
+            40,
+            36,
+            Duration.ofMillis(250));
     StatusException e = statuses.writeFailure(new WriteThrottledByReplica("n3", stopped));
     assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
     assertThat(e.getTrailers().get(ErrorTrailers.ERROR)).isEqualTo(ErrorTrailers.WRITE_THROTTLED);
     assertThat(e.getTrailers().get(ErrorTrailers.THROTTLED_NODE)).isEqualTo("n3");
     assertThat(e.getTrailers().get(ErrorTrailers.THROTTLE_CAUSE)).isEqualTo("L0_FILES");
-    assertThat(registry.counter("shale.writes.throttled", "node", "n3", "cause", "L0_FILES")
-        .count()).isEqualTo(1);
+    assertThat(
+            registry.counter("shale.writes.throttled", "node", "n3", "cause", "L0_FILES").count())
+        .isEqualTo(1);
   }
 
   @Test
   void ratisPendingRequestLimitsAreThrottlingByThisNode() {
-    StatusException e = statuses.writeFailure(new IOException("wrapped",
-        new ResourceUnavailableException("element limit reached")));
+    StatusException e =
+        statuses.writeFailure(
+            new IOException("wrapped", new ResourceUnavailableException("element limit reached")));
     assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
     assertThat(e.getTrailers().get(ErrorTrailers.THROTTLED_NODE)).isEqualTo("n1");
     assertThat(e.getTrailers().get(ErrorTrailers.THROTTLE_CAUSE))
@@ -49,10 +56,13 @@ class StatusMapperTest {
 
   @Test
   void noLeaderAnywhereInTheCauseChainIsUnavailableWithTheNoLeaderTrailer() {
-    RaftGroupMemberId member = RaftGroupMemberId.valueOf(RaftPeerId.valueOf("n1"),
-        RaftGroupId.randomId());
-    for (Exception cause : new Exception[] {new LeaderNotReadyException(member),
-        new IOException(new NotLeaderException(member, null, List.of()))}) {
+    RaftGroupMemberId member =
+        RaftGroupMemberId.valueOf(RaftPeerId.valueOf("n1"), RaftGroupId.randomId());
+    for (Exception cause :
+        new Exception[] {
+          new LeaderNotReadyException(member),
+          new IOException(new NotLeaderException(member, null, List.of()))
+        }) {
       StatusException e = statuses.writeFailure(cause);
       assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
       assertThat(e.getTrailers().get(ErrorTrailers.ERROR)).isEqualTo(ErrorTrailers.NO_LEADER);

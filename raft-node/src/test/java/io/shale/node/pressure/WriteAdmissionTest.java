@@ -42,12 +42,12 @@ class WriteAdmissionTest {
   }
 
   private static WritePressure delayed(Duration d) {
-    return new WritePressure(WritePressure.Condition.DELAYED, WritePressure.Cause.L0_FILES, 22, 20,
-        d);
+    return new WritePressure(
+        WritePressure.Condition.DELAYED, WritePressure.Cause.L0_FILES, 22, 20, d);
   }
 
   private static WritePressure stopped() {
-    return new WritePressure(WritePressure.Condition.STOPPED, WritePressure.Cause.L0_FILES, 40, 36,
-        Duration.ZERO);
+    return new WritePressure(
+        WritePressure.Condition.STOPPED, WritePressure.Cause.L0_FILES, 40, 36, Duration.ZERO);
   }
 }

@@ -12,8 +12,8 @@ import org.apache.ratis.server.RaftConfiguration;
 import org.junit.jupiter.api.Test;
 
 /**
- * Which senders count as left over. The election itself, with Ratis, is in
- * {@code RemovalAcrossLeaderChangeTest}.
+ * Which senders count as left over. The election itself, with Ratis, is in {@code
+ * RemovalAcrossLeaderChangeTest}.
  */
 class LeftoverSendersTest {
   private static RaftConfiguration conf(List<String> current, List<String> previous) {
@@ -51,21 +51,31 @@ class LeftoverSendersTest {
 
   @Test
   void aSenderForAPeerRemovedBeforeTheElectionIsLeftOnceTheConfigurationIsFinal() {
-    assertThat(LeftoverSenders.leftovers(Set.of("n1", "n3"), Set.of("n3"),
-        conf(List.of("n1", "n2"), List.of()))).containsExactly("n3");
+    assertThat(
+            LeftoverSenders.leftovers(
+                Set.of("n1", "n3"), Set.of("n3"), conf(List.of("n1", "n2"), List.of())))
+        .containsExactly("n3");
   }
 
   @Test
   void whileTheChangeIsHalfDoneTheOldMembersSendersAreStillNeeded() {
-    assertThat(LeftoverSenders.leftovers(Set.of("n1", "n3"), Set.of("n3"),
-        conf(List.of("n1", "n2"), List.of("n1", "n2", "n3")))).isEmpty();
+    assertThat(
+            LeftoverSenders.leftovers(
+                Set.of("n1", "n3"),
+                Set.of("n3"),
+                conf(List.of("n1", "n2"), List.of("n1", "n2", "n3"))))
+        .isEmpty();
   }
 
   @Test
   void aPeerThatIsAMemberAgainOrWasNeverRemovedIsNotLeftOver() {
-    assertThat(LeftoverSenders.leftovers(Set.of("n1", "n3"), Set.of("n3"),
-        conf(List.of("n1", "n2", "n3"), List.of()))).isEmpty();
-    assertThat(LeftoverSenders.leftovers(Set.of("n1", "n4"), Set.of("n3"),
-        conf(List.of("n1", "n2"), List.of()))).isEmpty();
+    assertThat(
+            LeftoverSenders.leftovers(
+                Set.of("n1", "n3"), Set.of("n3"), conf(List.of("n1", "n2", "n3"), List.of())))
+        .isEmpty();
+    assertThat(
+            LeftoverSenders.leftovers(
+                Set.of("n1", "n4"), Set.of("n3"), conf(List.of("n1", "n2"), List.of())))
+        .isEmpty();
   }
 }

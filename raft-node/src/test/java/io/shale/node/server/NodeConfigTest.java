@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 class NodeConfigTest {
   private static final Path SAMPLE = Paths.get("..", "ops", "config", "node.toml");
 
-  private static final String MINIMAL = """
+  private static final String MINIMAL =
+      """
       [node]
       id = "a"
       [[peers]]
@@ -32,16 +33,23 @@ class NodeConfigTest {
     assertThat(c.peers()).extracting(NodeConfig.Peer::id).containsExactly("n1", "n2", "n3");
     assertThat(c.raft()).isEqualTo(NodeConfig.RaftSettings.defaults());
     assertThat(c.limits()).isEqualTo(NodeConfig.Limits.defaults());
-    assertThat(c.dataDir()).isEqualTo(SAMPLE.toAbsolutePath().getParent().resolve("data/n1")
-        .normalize());
+    assertThat(c.dataDir())
+        .isEqualTo(SAMPLE.toAbsolutePath().getParent().resolve("data/n1").normalize());
     assertThat(c.httpAddress()).isEqualTo("127.0.0.1:7301");
     assertThat(c.engine().memtableSizeBytes()).isEqualTo(64L << 20);
   }
 
   @Test
   void overridesWinOverTheFile() {
-    NodeConfig c = NodeConfig.load(SAMPLE, List.of("node.id=n2", "node.raft_address=127.0.0.1:7102",
-        "node.api_address=127.0.0.1:7202", "raft.election_timeout=1s", "limits.max_value_size=1MiB"));
+    NodeConfig c =
+        NodeConfig.load(
+            SAMPLE,
+            List.of(
+                "node.id=n2",
+                "node.raft_address=127.0.0.1:7102",
+                "node.api_address=127.0.0.1:7202",
+                "raft.election_timeout=1s",
+                "limits.max_value_size=1MiB"));
     assertThat(c.id()).isEqualTo("n2");
     assertThat(c.raftAddress()).isEqualTo("127.0.0.1:7102");
     assertThat(c.raft().electionTimeout()).isEqualTo(Duration.ofSeconds(1));
@@ -59,34 +67,55 @@ class NodeConfigTest {
 
   @Test
   void errorsNameTheKey() {
-    assertThatThrownBy(() -> NodeConfig.parse(MINIMAL + "[raft]\nelection_timout = \"1s\"\n",
-        List.of(), Path.of("/")))
-        .hasMessageContaining("raft.election_timout").hasMessageContaining("election_timeout");
-    assertThatThrownBy(() -> NodeConfig.parse(MINIMAL + "[raft]\nelection_timeout = 300\n",
-        List.of(), Path.of("/"))).hasMessageContaining("raft.election_timeout");
+    assertThatThrownBy(
+            () ->
+                NodeConfig.parse(
+                    MINIMAL + "[raft]\nelection_timout = \"1s\"\n", List.of(), Path.of("/")))
+        .hasMessageContaining("raft.election_timout")
+        .hasMessageContaining("election_timeout");
+    assertThatThrownBy(
+            () ->
+                NodeConfig.parse(
+                    MINIMAL + "[raft]\nelection_timeout = 300\n", List.of(), Path.of("/")))
+        .hasMessageContaining("raft.election_timeout");
     assertThatThrownBy(() -> NodeConfig.parse(MINIMAL, List.of("node.id=c"), Path.of("/")))
-        .hasMessageContaining("node.id").hasMessageContaining("\"c\"");
+        .hasMessageContaining("node.id")
+        .hasMessageContaining("\"c\"");
     assertThatThrownBy(() -> NodeConfig.parse(MINIMAL, List.of("raft.nope=1"), Path.of("/")))
         .hasMessageContaining("raft.nope");
-    assertThatThrownBy(() -> NodeConfig.parse(MINIMAL.replace("h2:1", "h2"), List.of(),
-        Path.of("/"))).hasMessageContaining("peers[1].raft_address");
-    assertThatThrownBy(() -> NodeConfig.parse(MINIMAL + "[limits]\nmax_key_size = \"1MiB\"\n",
-        List.of(), Path.of("/"))).hasMessageContaining("limits.max_key_size");
-    assertThatThrownBy(() -> NodeConfig.parse(MINIMAL + "[lsm]\nmemtable_sise = 1\n", List.of(),
-        Path.of("/"))).hasMessageContaining("lsm.memtable_sise");
+    assertThatThrownBy(
+            () -> NodeConfig.parse(MINIMAL.replace("h2:1", "h2"), List.of(), Path.of("/")))
+        .hasMessageContaining("peers[1].raft_address");
+    assertThatThrownBy(
+            () ->
+                NodeConfig.parse(
+                    MINIMAL + "[limits]\nmax_key_size = \"1MiB\"\n", List.of(), Path.of("/")))
+        .hasMessageContaining("limits.max_key_size");
+    assertThatThrownBy(
+            () -> NodeConfig.parse(MINIMAL + "[lsm]\nmemtable_sise = 1\n", List.of(), Path.of("/")))
+        .hasMessageContaining("lsm.memtable_sise");
     assertThatThrownBy(() -> NodeConfig.parse("[node]\nid = \"a\"\n", List.of(), Path.of("/")))
         .hasMessageContaining("[[peers]]");
-    assertThatThrownBy(() -> NodeConfig.parse(MINIMAL + "[nodes]\nx = 1\n", List.of(),
-        Path.of("/"))).hasMessageContaining("[nodes]");
+    assertThatThrownBy(
+            () -> NodeConfig.parse(MINIMAL + "[nodes]\nx = 1\n", List.of(), Path.of("/")))
+        .hasMessageContaining("[nodes]");
   }
 
   @Test
   void everyTimingAndSizingKnobIsReadFromTheFile() {
-    NodeConfig c = NodeConfig.parse(MINIMAL, List.of("raft.admin_timeout=45s",
-        "raft.group_commit_threads=2", "raft.group_commit_max_writes=64",
-        "raft.group_commit_max_bytes=256KiB", "raft.snapshot_reload_wait=90s",
-        "raft.snapshot_install_settle=50ms", "raft.checkpoint_lease=5m",
-        "limits.scan_page_size=1MiB"), Path.of("/srv"));
+    NodeConfig c =
+        NodeConfig.parse(
+            MINIMAL,
+            List.of(
+                "raft.admin_timeout=45s",
+                "raft.group_commit_threads=2",
+                "raft.group_commit_max_writes=64",
+                "raft.group_commit_max_bytes=256KiB",
+                "raft.snapshot_reload_wait=90s",
+                "raft.snapshot_install_settle=50ms",
+                "raft.checkpoint_lease=5m",
+                "limits.scan_page_size=1MiB"),
+            Path.of("/srv"));
     NodeConfig.RaftSettings r = c.raft();
     assertThat(r.adminTimeout()).isEqualTo(Duration.ofSeconds(45));
     assertThat(r.groupCommitThreads()).isEqualTo(2);
@@ -102,27 +131,49 @@ class NodeConfigTest {
 
   @Test
   void aKnobOutOfItsRangeIsRefusedNamingTheKeyAndTheRange() {
-    assertThatThrownBy(() -> NodeConfig.parse(MINIMAL, List.of("raft.group_commit_threads=65"),
-        Path.of("/srv"))).isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("raft.group_commit_threads").hasMessageContaining("1 and 64");
-    assertThatThrownBy(() -> NodeConfig.parse(MINIMAL, List.of("raft.group_commit_max_writes=0"),
-        Path.of("/srv"))).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(
+            () ->
+                NodeConfig.parse(MINIMAL, List.of("raft.group_commit_threads=65"), Path.of("/srv")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("raft.group_commit_threads")
+        .hasMessageContaining("1 and 64");
+    assertThatThrownBy(
+            () ->
+                NodeConfig.parse(
+                    MINIMAL, List.of("raft.group_commit_max_writes=0"), Path.of("/srv")))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("raft.group_commit_max_writes");
-    assertThatThrownBy(() -> NodeConfig.parse(MINIMAL, List.of("raft.checkpoint_lease=soon"),
-        Path.of("/srv"))).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(
+            () -> NodeConfig.parse(MINIMAL, List.of("raft.checkpoint_lease=soon"), Path.of("/srv")))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("raft.checkpoint_lease");
   }
 
   @Test
   void theSampleFileDocumentsEveryKey() throws Exception {
     String sample = java.nio.file.Files.readString(SAMPLE);
-    for (String key : List.of("election_timeout", "snapshot_every_entries", "log_segment_size",
-        "purge_gap", "pending_write_limit", "pending_write_bytes", "pressure_report_max_age",
-        "pressure_poll_interval", "admin_timeout", "group_commit_threads",
-        "group_commit_max_writes", "group_commit_max_bytes", "snapshot_reload_wait",
-        "snapshot_install_settle", "checkpoint_lease", "max_key_size", "max_value_size",
-        "scan_page_size")) {
-      assertThat(sample).as("ops/config/node.toml documents %s", key)
+    for (String key :
+        List.of(
+            "election_timeout",
+            "snapshot_every_entries",
+            "log_segment_size",
+            "purge_gap",
+            "pending_write_limit",
+            "pending_write_bytes",
+            "pressure_report_max_age",
+            "pressure_poll_interval",
+            "admin_timeout",
+            "group_commit_threads",
+            "group_commit_max_writes",
+            "group_commit_max_bytes",
+            "snapshot_reload_wait",
+            "snapshot_install_settle",
+            "checkpoint_lease",
+            "max_key_size",
+            "max_value_size",
+            "scan_page_size")) {
+      assertThat(sample)
+          .as("ops/config/node.toml documents %s", key)
           .containsPattern("(?m)^" + key + " = ");
     }
   }

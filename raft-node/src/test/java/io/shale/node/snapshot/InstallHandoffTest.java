@@ -9,9 +9,9 @@ import org.apache.ratis.server.protocol.TermIndex;
 import org.junit.jupiter.api.Test;
 
 /**
- * The two rules of a snapshot hand-off to Ratis, each from a follower the nemesis left behind:
- * no fetch while a reload runs (run 31), and a delivered install no leader consumes is reported
- * once the bound has passed (run 19).
+ * The two rules of a snapshot hand-off to Ratis, each from a follower the nemesis left behind: no
+ * fetch while a reload runs (run 31), and a delivered install no leader consumes is reported once
+ * the bound has passed (run 19).
  */
 class InstallHandoffTest {
   private static final TermIndex FETCHED = TermIndex.valueOf(3, 148_224);
@@ -21,13 +21,15 @@ class InstallHandoffTest {
     InstallHandoff h = new InstallHandoff();
     h.delivered(FETCHED, "n2");
     h.reloadStarting();
-    CompletableFuture<Boolean> fetch = CompletableFuture.supplyAsync(() -> {
-      try {
-        return h.awaitNoReload(Duration.ofSeconds(30));
-      } catch (InterruptedException e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    CompletableFuture<Boolean> fetch =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return h.awaitNoReload(Duration.ofSeconds(30));
+              } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+              }
+            });
     Thread.sleep(300);
     assertThat(fetch).as("a fetch during the reload").isNotDone();
     h.reloaded();

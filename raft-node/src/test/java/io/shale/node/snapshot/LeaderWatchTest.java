@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.api.Test;
 
 /**
- * When a fetched snapshot is still wanted: the follower n4 of the nemesis run that found the
- * fault was asked by n5, and n3 was elected during the fetch.
+ * When a fetched snapshot is still wanted: the follower n4 of the nemesis run that found the fault
+ * was asked by n5, and n3 was elected during the fetch.
  */
 class LeaderWatchTest {
   @Test

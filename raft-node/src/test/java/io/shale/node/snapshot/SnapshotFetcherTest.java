@@ -21,14 +21,13 @@ import org.junit.jupiter.api.io.TempDir;
  * tables then pointed into it ("blob value checksum mismatch" on every later scan).
  */
 class SnapshotFetcherTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   /** A blob file of three 9 KiB values, as two nodes write under one number. */
   private static Path blobFile(Path dir, String node) throws IOException {
     Files.createDirectories(dir);
     Path file = dir.resolve("000316.blob");
-    BlobFileWriter w = new BlobFileWriter(file, 316, bytes -> { });
+    BlobFileWriter w = new BlobFileWriter(file, 316, bytes -> {});
     for (int i = 0; i < 3; i++) {
       byte[] value = new byte[9 * 1024];
       Arrays.fill(value, (byte) (node.hashCode() + i));
@@ -39,8 +38,10 @@ class SnapshotFetcherTest {
   }
 
   private static CheckpointFile describe(Path file) throws IOException {
-    return CheckpointFile.newBuilder().setName(file.getFileName().toString())
-        .setSize(Files.size(file)).setSha256(ByteString.copyFrom(CheckpointStore.sha256(file)))
+    return CheckpointFile.newBuilder()
+        .setName(file.getFileName().toString())
+        .setSize(Files.size(file))
+        .setSha256(ByteString.copyFrom(CheckpointStore.sha256(file)))
         .build();
   }
 

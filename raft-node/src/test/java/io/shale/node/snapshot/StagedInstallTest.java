@@ -11,15 +11,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The regression test for a fault the nemesis found (long run, 2026-12-01, run 24): Ratis asked
- * for the next install while the state machine was still being reloaded after the last one; the
- * reload's cleanup deleted {@code install-tmp} under the second fetch
- * (DirectoryNotEmptyException), the state machine failed and the node left the group for good.
- * A swap must wait for a fetch in progress, and swap in what it staged.
+ * The regression test for a fault the nemesis found (long run, 2026-12-01, run 24): Ratis asked for
+ * the next install while the state machine was still being reloaded after the last one; the
+ * reload's cleanup deleted {@code install-tmp} under the second fetch (DirectoryNotEmptyException),
+ * the state machine failed and the node left the group for good. A swap must wait for a fetch in
+ * progress, and swap in what it staged.
  */
 class StagedInstallTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void aSwapWaitsForAFetchInProgressAndSwapsInWhatItStaged() throws Exception {
@@ -28,28 +27,33 @@ class StagedInstallTest {
 
     CountDownLatch halfway = new CountDownLatch(1);
     CountDownLatch finish = new CountDownLatch(1);
-    CompletableFuture<String> fetch = CompletableFuture.supplyAsync(() -> {
-      try {
-        return staged.stage(tmp -> {
-          Files.writeString(tmp.resolve("000007.sst"), "fetched table");
-          halfway.countDown();
-          awaitQuietly(finish); // the reload starts here, with the fetch half done
-          Files.writeString(tmp.resolve("MANIFEST-000008"), "fetched manifest");
-          return "fetched";
-        });
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    CompletableFuture<String> fetch =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return staged.stage(
+                    tmp -> {
+                      Files.writeString(tmp.resolve("000007.sst"), "fetched table");
+                      halfway.countDown();
+                      awaitQuietly(finish); // the reload starts here, with the fetch half done
+                      Files.writeString(tmp.resolve("MANIFEST-000008"), "fetched manifest");
+                      return "fetched";
+                    });
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            });
     assertThat(halfway.await(10, TimeUnit.SECONDS)).isTrue();
 
-    CompletableFuture<Boolean> swap = CompletableFuture.supplyAsync(() -> {
-      try {
-        return staged.swap();
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    CompletableFuture<Boolean> swap =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return staged.swap();
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            });
     Thread.sleep(300);
     assertThat(swap).as("a swap while a fetch stages").isNotDone();
 
@@ -79,8 +83,8 @@ class StagedInstallTest {
   }
 
   /**
-   * A crash after Ratis was told of an install (and purged its log up to it) but before the
-   * swap: the staged checkpoint must be what the engine opens at restart, not dropped.
+   * A crash after Ratis was told of an install (and purged its log up to it) but before the swap:
+   * the staged checkpoint must be what the engine opens at restart, not dropped.
    */
   @Test
   void recoveryAtStartSwapsInAStagedCheckpointAndDeletesLeftovers() throws Exception {

@@ -54,8 +54,13 @@ class CommandApplierTest {
 
   @Test
   void aBatchWritesItsOperationsAndRepliesWithItsIndex() {
-    Reply r = commit(new Command.Batch(List.of(new Command.Op(b("a"), b("1")),
-        new Command.Op(b("b"), b("2")), new Command.Op(b("a"), null))));
+    Reply r =
+        commit(
+            new Command.Batch(
+                List.of(
+                    new Command.Op(b("a"), b("1")),
+                    new Command.Op(b("b"), b("2")),
+                    new Command.Op(b("a"), null))));
     assertThat(r).isEqualTo(new Reply.Written(1));
     assertThat(engine.get(b("a"))).isNull();
     assertThat(engine.get(b("b"))).isEqualTo(b("2"));
@@ -71,47 +76,62 @@ class CommandApplierTest {
   @Test
   void compareAndSetOnValueWritesOnlyWhenTheValueMatches() {
     commit(put("k", "old"));
-    Reply miss = commit(new Command.CompareAndSet(b("k"), b("other"),
-        new Command.Op(b("k"), b("new"))));
-    assertThat(miss).isInstanceOfSatisfying(Reply.CasResult.class, c -> {
-      assertThat(c.applied()).isFalse();
-      assertThat(c.current()).isEqualTo(b("old"));
-      assertThat(c.modIndex()).isEqualTo(1);
-    });
-    Reply hit = commit(new Command.CompareAndSet(b("k"), b("old"),
-        new Command.Op(b("k"), b("new"))));
-    assertThat(hit).isInstanceOfSatisfying(Reply.CasResult.class, c -> {
-      assertThat(c.applied()).isTrue();
-      assertThat(c.modIndex()).isEqualTo(3);
-    });
+    Reply miss =
+        commit(new Command.CompareAndSet(b("k"), b("other"), new Command.Op(b("k"), b("new"))));
+    assertThat(miss)
+        .isInstanceOfSatisfying(
+            Reply.CasResult.class,
+            c -> {
+              assertThat(c.applied()).isFalse();
+              assertThat(c.current()).isEqualTo(b("old"));
+              assertThat(c.modIndex()).isEqualTo(1);
+            });
+    Reply hit =
+        commit(new Command.CompareAndSet(b("k"), b("old"), new Command.Op(b("k"), b("new"))));
+    assertThat(hit)
+        .isInstanceOfSatisfying(
+            Reply.CasResult.class,
+            c -> {
+              assertThat(c.applied()).isTrue();
+              assertThat(c.modIndex()).isEqualTo(3);
+            });
     assertThat(engine.get(b("k"))).isEqualTo(b("new"));
   }
 
   @Test
   void compareAndSetOnModificationIndexAndAbsence() {
-    Reply create = commit(new Command.CompareAndSet(b("k"), null, 0, new Command.Op(b("k"),
-        b("v1"))));
+    Reply create =
+        commit(new Command.CompareAndSet(b("k"), null, 0, new Command.Op(b("k"), b("v1"))));
     assertThat(((Reply.CasResult) create).applied()).isTrue();
-    Reply stale = commit(new Command.CompareAndSet(b("k"), null, 0, new Command.Op(b("k"),
-        b("v2"))));
+    Reply stale =
+        commit(new Command.CompareAndSet(b("k"), null, 0, new Command.Op(b("k"), b("v2"))));
     assertThat(((Reply.CasResult) stale).applied()).isFalse();
-    Reply byIndex = commit(new Command.CompareAndSet(b("k"), null, 1, new Command.Op(b("k"),
-        null)));
-    assertThat(byIndex).isInstanceOfSatisfying(Reply.CasResult.class, c -> {
-      assertThat(c.applied()).isTrue();
-      assertThat(c.modIndex()).isZero(); // deleted
-    });
+    Reply byIndex =
+        commit(new Command.CompareAndSet(b("k"), null, 1, new Command.Op(b("k"), null)));
+    assertThat(byIndex)
+        .isInstanceOfSatisfying(
+            Reply.CasResult.class,
+            c -> {
+              assertThat(c.applied()).isTrue();
+              assertThat(c.modIndex()).isZero(); // deleted
+            });
     assertThat(engine.get(b("k"))).isNull();
   }
 
   @Test
   void aRetriedRequestIdGetsTheFirstReplyAndAppliesNothing() {
     byte[] id = b("request-1");
-    Reply first = commit(new Command.Identified(id, new Command.CompareAndSet(b("k"), null,
-        new Command.Op(b("k"), b("v")))));
+    Reply first =
+        commit(
+            new Command.Identified(
+                id, new Command.CompareAndSet(b("k"), null, new Command.Op(b("k"), b("v")))));
     commit(put("k", "changed"));
-    CommandApplier.Applied retry = applier.apply(engine, new Command.Identified(id,
-        new Command.CompareAndSet(b("k"), null, new Command.Op(b("k"), b("v")))), 3);
+    CommandApplier.Applied retry =
+        applier.apply(
+            engine,
+            new Command.Identified(
+                id, new Command.CompareAndSet(b("k"), null, new Command.Op(b("k"), b("v")))),
+            3);
     assertThat(retry.batch().isEmpty()).isTrue();
     assertThat(Reply.decode(retry.reply())).usingRecursiveComparison().isEqualTo(first);
   }
@@ -148,8 +168,8 @@ class CommandApplierTest {
 
   private List<String> userKeys() {
     List<String> keys = new ArrayList<>();
-    try (ScanIterator it = engine.scan(new ScanOptions(new byte[] {1}, null, Long.MAX_VALUE,
-        false, true))) {
+    try (ScanIterator it =
+        engine.scan(new ScanOptions(new byte[] {1}, null, Long.MAX_VALUE, false, true))) {
       while (it.next()) {
         keys.add(new String(it.key(), UTF_8));
       }

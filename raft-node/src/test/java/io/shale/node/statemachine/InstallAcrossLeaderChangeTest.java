@@ -50,20 +50,20 @@ import org.junit.jupiter.api.io.TempDir;
  * fetched snapshot only on a leader's next install notification, and refuses appends until then
  * ("snapshot installation is in progress"), while a leader whose log still holds the follower's
  * next entry has no reason to send one:
+ *
  * <ul>
- *   <li>5 nodes: n4 was told by the leader n5 to install a snapshot, and n3 was elected during
- *       its 16 s fetch;</li>
- *   <li>3 nodes (run 19): the fetch had ended, and n2 was elected before n1 notified again.</li>
+ *   <li>5 nodes: n4 was told by the leader n5 to install a snapshot, and n3 was elected during its
+ *       16 s fetch;
+ *   <li>3 nodes (run 19): the fetch had ended, and n2 was elected before n1 notified again.
  * </ul>
  *
  * <p>Here a real Ratis follower with Shale's state machine plays the follower; the test plays n1
  * (which asks for the install) and n3 (elected later), and a real node serves the checkpoint
- * through a proxy the test holds until it is told to let the fetch through. The follower must
- * then take n3's entries.
+ * through a proxy the test holds until it is told to let the fetch through. The follower must then
+ * take n3's entries.
  */
 class InstallAcrossLeaderChangeTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private static final RaftGroupId GROUP = RaftGroupId.randomId();
 
@@ -78,10 +78,11 @@ class InstallAcrossLeaderChangeTest {
       assertThat(refused.getResult()).isEqualTo(AppendEntriesReplyProto.AppendResult.INCONSISTENCY);
       f.proxy.release();
 
-      AppendEntriesReplyProto last = f.appendUntilTaken(call -> entries(f.n3, f.n2, 2, 0, null,
-          call));
-      assertThat(last.getResult()).as("n3's append 20 s after the fetch was released: %s",
-          last).isEqualTo(AppendEntriesReplyProto.AppendResult.SUCCESS);
+      AppendEntriesReplyProto last =
+          f.appendUntilTaken(call -> entries(f.n3, f.n2, 2, 0, null, call));
+      assertThat(last.getResult())
+          .as("n3's append 20 s after the fetch was released: %s", last)
+          .isEqualTo(AppendEntriesReplyProto.AppendResult.SUCCESS);
       assertThat(f.server.getDivision(GROUP).getRaftLog().getLastEntryTermIndex().getIndex())
           .isEqualTo(2);
       assertThat(f.sm.lastInstall()).as("the dropped fetch, reported installed").isNull();
@@ -116,17 +117,21 @@ class InstallAcrossLeaderChangeTest {
       }
       assertThat(f.sm.lastInstall()).as("the fetch from n1, ended").isNotNull();
       long installed = f.sm.lastInstall().index();
-      TermIndexProto snapshot = TermIndexProto.newBuilder().setTerm(f.sm.lastInstall().term())
-          .setIndex(installed).build();
+      TermIndexProto snapshot =
+          TermIndexProto.newBuilder()
+              .setTerm(f.sm.lastInstall().term())
+              .setIndex(installed)
+              .build();
       // n1 never notifies again: n3 is elected (term 2), and its entries after the snapshot are
       // refused while Ratis waits for that notification.
-      AppendEntriesReplyProto refused = f.append(entries(f.n3, f.n2, 2, installed + 1, snapshot,
-          10));
+      AppendEntriesReplyProto refused =
+          f.append(entries(f.n3, f.n2, 2, installed + 1, snapshot, 10));
       assertThat(refused.getResult()).isEqualTo(AppendEntriesReplyProto.AppendResult.INCONSISTENCY);
 
-      AppendEntriesReplyProto last = f.appendUntilTaken(call -> entries(f.n3, f.n2, 2,
-          installed + 1, snapshot, call));
-      assertThat(last.getResult()).as("n3's append 20 s after the fetch ended: %s", last)
+      AppendEntriesReplyProto last =
+          f.appendUntilTaken(call -> entries(f.n3, f.n2, 2, installed + 1, snapshot, call));
+      assertThat(last.getResult())
+          .as("n3's append 20 s after the fetch ended: %s", last)
           .isEqualTo(AppendEntriesReplyProto.AppendResult.SUCCESS);
       assertThat(f.server.getDivision(GROUP).getRaftLog().getLastEntryTermIndex().getIndex())
           .isEqualTo(installed + 3);
@@ -136,25 +141,27 @@ class InstallAcrossLeaderChangeTest {
           && System.nanoTime() < deadline) {
         Thread.sleep(20);
       }
-      assertThat(f.sm.getLastAppliedTermIndex().getIndex()).as("the engine, reloaded")
+      assertThat(f.sm.getLastAppliedTermIndex().getIndex())
+          .as("the engine, reloaded")
           .isEqualTo(installed);
       assertThat(f.sm.engine().get("key59".getBytes(java.nio.charset.StandardCharsets.UTF_8)))
-          .as("a value the snapshot holds").isEqualTo(
-              "value59".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+          .as("a value the snapshot holds")
+          .isEqualTo("value59".getBytes(java.nio.charset.StandardCharsets.UTF_8));
       assertThat(f.count("shale.snapshot.fetches", "outcome", "delivered")).isEqualTo(1);
       // Counted on the watchdog's thread once Ratis has answered it.
       assertThat(f.awaitCount("shale.snapshot.stranded.installs", "result", "SNAPSHOT_INSTALLED"))
-          .as("the install given to Ratis on n3's behalf").isEqualTo(1);
+          .as("the install given to Ratis on n3's behalf")
+          .isEqualTo(1);
     }
   }
 
   /**
-   * Nemesis run 31: the notification that made Ratis reload one install was followed by one
-   * naming a newer first index, whose fetch then overlapped the reload, and the next
-   * notification paused the state machine while the engine was still opening. The second
-   * install must wait for the first one's reload, and both must be taken. (This does not force
-   * the run's interleaving, which needed a slow engine close, and passes without the fix too;
-   * InstallHandoffTest checks the rule itself, and this the whole path through Ratis with it.)
+   * Nemesis run 31: the notification that made Ratis reload one install was followed by one naming
+   * a newer first index, whose fetch then overlapped the reload, and the next notification paused
+   * the state machine while the engine was still opening. The second install must wait for the
+   * first one's reload, and both must be taken. (This does not force the run's interleaving, which
+   * needed a slow engine close, and passes without the fix too; InstallHandoffTest checks the rule
+   * itself, and this the whole path through Ratis with it.)
    */
   @Test
   void aSecondInstallAskedForDuringTheFirstOnesReloadIsTakenAfterIt() throws Exception {
@@ -166,20 +173,26 @@ class InstallAcrossLeaderChangeTest {
       writeSome(f.sourceApi, 60, 120);
       // Consumed at once, while the reload it starts is still opening the engine: the next
       // install's notification.
-      InstallSnapshotReplyProto next = f.server.installSnapshot(notification(f.n1, f.n2, 1,
-          firstIndex + 50));
-      assertThat(next.getResult()).isIn(InstallSnapshotResult.IN_PROGRESS,
-          InstallSnapshotResult.SNAPSHOT_INSTALLED);
-      InstallSnapshotReplyProto second = next.getResult() == InstallSnapshotResult.IN_PROGRESS
-          ? f.untilInstalled(firstIndex + 50) : next;
+      InstallSnapshotReplyProto next =
+          f.server.installSnapshot(notification(f.n1, f.n2, 1, firstIndex + 50));
+      assertThat(next.getResult())
+          .isIn(InstallSnapshotResult.IN_PROGRESS, InstallSnapshotResult.SNAPSHOT_INSTALLED);
+      InstallSnapshotReplyProto second =
+          next.getResult() == InstallSnapshotResult.IN_PROGRESS
+              ? f.untilInstalled(firstIndex + 50)
+              : next;
       long secondIndex = second.getSnapshotIndex();
       assertThat(secondIndex).isGreaterThanOrEqualTo(firstIndex + 49);
 
-      TermIndexProto snapshot = TermIndexProto.newBuilder().setTerm(f.sm.lastInstall().term())
-          .setIndex(secondIndex).build();
-      AppendEntriesReplyProto last = f.appendUntilTaken(call -> entries(f.n1, f.n2, 1,
-          secondIndex + 1, snapshot, call));
-      assertThat(last.getResult()).as("n1's append after the second install: %s", last)
+      TermIndexProto snapshot =
+          TermIndexProto.newBuilder()
+              .setTerm(f.sm.lastInstall().term())
+              .setIndex(secondIndex)
+              .build();
+      AppendEntriesReplyProto last =
+          f.appendUntilTaken(call -> entries(f.n1, f.n2, 1, secondIndex + 1, snapshot, call));
+      assertThat(last.getResult())
+          .as("n1's append after the second install: %s", last)
           .isEqualTo(AppendEntriesReplyProto.AppendResult.SUCCESS);
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
       while (f.sm.getLastAppliedTermIndex().getIndex() < secondIndex
@@ -193,8 +206,8 @@ class InstallAcrossLeaderChangeTest {
   }
 
   /**
-   * A single-node source cluster with 60 writes, the proxy before its API, and the follower n2
-   * of the group n1 (whose API address is the proxy), n2, n3; n1 and n3 are played by the test.
+   * A single-node source cluster with 60 writes, the proxy before its API, and the follower n2 of
+   * the group n1 (whose API address is the proxy), n2, n3; n1 and n3 are played by the test.
    */
   private static final class Follower implements AutoCloseable {
     final LocalCluster source;
@@ -212,19 +225,29 @@ class InstallAcrossLeaderChangeTest {
       sourceApi = source.node(source.leader()).apiPort();
       writeSome(sourceApi, 0, 60);
       proxy = new HeldProxy(sourceApi);
-      n1 = RaftPeer.newBuilder().setId("n1").setAddress("127.0.0.1:" + freePort())
-          .setDataStreamAddress("127.0.0.1:" + proxy.port()).build();
+      n1 =
+          RaftPeer.newBuilder()
+              .setId("n1")
+              .setAddress("127.0.0.1:" + freePort())
+              .setDataStreamAddress("127.0.0.1:" + proxy.port())
+              .build();
       n2 = RaftPeer.newBuilder().setId("n2").setAddress("127.0.0.1:" + freePort()).build();
       n3 = RaftPeer.newBuilder().setId("n3").setAddress("127.0.0.1:" + freePort()).build();
-      RaftProperties p = new RaftProperties(ShaleNode.properties(
-          NodeConfig.RaftSettings.defaults(), NodeConfig.Limits.defaults()));
+      RaftProperties p =
+          new RaftProperties(
+              ShaleNode.properties(
+                  NodeConfig.RaftSettings.defaults(), NodeConfig.Limits.defaults()));
       RaftServerConfigKeys.setStorageDir(p, List.of(dir.resolve("raft").toFile()));
       GrpcConfigKeys.Server.setPort(p, Integer.parseInt(n2.getAddress().split(":")[1]));
-      sm = new ShaleStateMachine(dir.resolve("follower"), EngineOptions.defaults(),
-          registry);
-      server = RaftServer.newBuilder().setServerId(n2.getId())
-          .setGroup(RaftGroup.valueOf(GROUP, n1, n2, n3)).setProperties(p)
-          .setStateMachine(sm).setOption(RaftStorage.StartupOption.FORMAT).build();
+      sm = new ShaleStateMachine(dir.resolve("follower"), EngineOptions.defaults(), registry);
+      server =
+          RaftServer.newBuilder()
+              .setServerId(n2.getId())
+              .setGroup(RaftGroup.valueOf(GROUP, n1, n2, n3))
+              .setProperties(p)
+              .setStateMachine(sm)
+              .setOption(RaftStorage.StartupOption.FORMAT)
+              .build();
       server.start();
     }
 
@@ -252,10 +275,10 @@ class InstallAcrossLeaderChangeTest {
         if (r.getResult() == InstallSnapshotResult.IN_PROGRESS) {
           Thread.sleep(50);
         }
-      } while (r.getResult() == InstallSnapshotResult.IN_PROGRESS
-          && System.nanoTime() < deadline);
-      assertThat(r.getResult()).as("n1's notification, 30 s on").isEqualTo(
-          InstallSnapshotResult.SNAPSHOT_INSTALLED);
+      } while (r.getResult() == InstallSnapshotResult.IN_PROGRESS && System.nanoTime() < deadline);
+      assertThat(r.getResult())
+          .as("n1's notification, 30 s on")
+          .isEqualTo(InstallSnapshotResult.SNAPSHOT_INSTALLED);
       return r;
     }
 
@@ -293,14 +316,15 @@ class InstallAcrossLeaderChangeTest {
 
   /** Writes keys {@code from} to {@code to} - 1 (60 cover index 49 of the source's log). */
   private static void writeSome(int apiPort, int from, int to) {
-    ManagedChannel ch = NettyChannelBuilder.forAddress("127.0.0.1", apiPort).usePlaintext()
-        .build();
+    ManagedChannel ch = NettyChannelBuilder.forAddress("127.0.0.1", apiPort).usePlaintext().build();
     try {
       KVGrpc.KVBlockingStub kv = KVGrpc.newBlockingStub(ch);
       for (int i = from; i < to; i++) {
-        kv.put(PutRequest.newBuilder()
-            .setKey(com.google.protobuf.ByteString.copyFromUtf8("key" + i))
-            .setValue(com.google.protobuf.ByteString.copyFromUtf8("value" + i)).build());
+        kv.put(
+            PutRequest.newBuilder()
+                .setKey(com.google.protobuf.ByteString.copyFromUtf8("key" + i))
+                .setValue(com.google.protobuf.ByteString.copyFromUtf8("value" + i))
+                .build());
       }
     } finally {
       ch.shutdownNow();
@@ -308,19 +332,23 @@ class InstallAcrossLeaderChangeTest {
   }
 
   private static RaftRpcRequestProto header(RaftPeer from, RaftPeer to, long callId) {
-    return RaftRpcRequestProto.newBuilder().setRequestorId(from.getId().toByteString())
+    return RaftRpcRequestProto.newBuilder()
+        .setRequestorId(from.getId().toByteString())
         .setReplyId(to.getId().toByteString())
         .setRaftGroupId(RaftGroupIdProto.newBuilder().setId(GROUP.toByteString()))
-        .setCallId(callId).build();
+        .setCallId(callId)
+        .build();
   }
 
-  private static InstallSnapshotRequestProto notification(RaftPeer from, RaftPeer to, long term,
-      long firstAvailableIndex) {
-    return InstallSnapshotRequestProto.newBuilder().setServerRequest(header(from, to, 1))
+  private static InstallSnapshotRequestProto notification(
+      RaftPeer from, RaftPeer to, long term, long firstAvailableIndex) {
+    return InstallSnapshotRequestProto.newBuilder()
+        .setServerRequest(header(from, to, 1))
         .setLeaderTerm(term)
-        .setNotification(InstallSnapshotRequestProto.NotificationProto.newBuilder()
-            .setFirstAvailableTermIndex(TermIndexProto.newBuilder().setTerm(term)
-                .setIndex(firstAvailableIndex)))
+        .setNotification(
+            InstallSnapshotRequestProto.NotificationProto.newBuilder()
+                .setFirstAvailableTermIndex(
+                    TermIndexProto.newBuilder().setTerm(term).setIndex(firstAvailableIndex)))
         .build();
   }
 
@@ -328,18 +356,25 @@ class InstallAcrossLeaderChangeTest {
    * Three entries of {@code term} from index {@code first}, after {@code previous} (null for the
    * first entries of the log); nothing committed.
    */
-  private static AppendEntriesRequestProto entries(RaftPeer from, RaftPeer to, long term,
-      long first, TermIndexProto previous, long callId) {
+  private static AppendEntriesRequestProto entries(
+      RaftPeer from, RaftPeer to, long term, long first, TermIndexProto previous, long callId) {
     List<LogEntryProto> entries = new ArrayList<>();
     for (long i = first; i < first + 3; i++) {
-      entries.add(LogEntryProto.newBuilder().setTerm(term).setIndex(i)
-          .setStateMachineLogEntry(StateMachineLogEntryProto.newBuilder()
-              .setLogData(ByteString.copyFromUtf8("entry " + i)))
-          .build());
+      entries.add(
+          LogEntryProto.newBuilder()
+              .setTerm(term)
+              .setIndex(i)
+              .setStateMachineLogEntry(
+                  StateMachineLogEntryProto.newBuilder()
+                      .setLogData(ByteString.copyFromUtf8("entry " + i)))
+              .build());
     }
-    AppendEntriesRequestProto.Builder b = AppendEntriesRequestProto.newBuilder()
-        .setServerRequest(header(from, to, callId)).setLeaderTerm(term).setLeaderCommit(-1)
-        .addAllEntries(entries);
+    AppendEntriesRequestProto.Builder b =
+        AppendEntriesRequestProto.newBuilder()
+            .setServerRequest(header(from, to, callId))
+            .setLeaderTerm(term)
+            .setLeaderCommit(-1)
+            .addAllEntries(entries);
     if (previous != null) {
       b.setPreviousLog(previous);
     }
@@ -354,25 +389,27 @@ class InstallAcrossLeaderChangeTest {
 
   /** A TCP forwarder to a local port that holds every connection until released. */
   static final class HeldProxy implements AutoCloseable {
-    private final ServerSocket listener =
-        new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    private final ServerSocket listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
     private final CountDownLatch released = new CountDownLatch(1);
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
 
     HeldProxy(int target) throws IOException {
-      daemon(() -> {
-        while (!listener.isClosed()) {
-          Socket client = listener.accept();
-          sockets.add(client);
-          daemon(() -> {
-            released.await();
-            Socket upstream = new Socket(InetAddress.getLoopbackAddress(), target);
-            sockets.add(upstream);
-            daemon(() -> pump(client.getInputStream(), upstream.getOutputStream(), upstream));
-            pump(upstream.getInputStream(), client.getOutputStream(), client);
+      daemon(
+          () -> {
+            while (!listener.isClosed()) {
+              Socket client = listener.accept();
+              sockets.add(client);
+              daemon(
+                  () -> {
+                    released.await();
+                    Socket upstream = new Socket(InetAddress.getLoopbackAddress(), target);
+                    sockets.add(upstream);
+                    daemon(
+                        () -> pump(client.getInputStream(), upstream.getOutputStream(), upstream));
+                    pump(upstream.getInputStream(), client.getOutputStream(), client);
+                  });
+            }
           });
-        }
-      });
     }
 
     int port() {
@@ -393,13 +430,16 @@ class InstallAcrossLeaderChangeTest {
     }
 
     private static void daemon(Body body) {
-      Thread t = new Thread(() -> {
-        try {
-          body.run();
-        } catch (Exception closed) {
-          // the proxy or a socket closed: nothing more to forward
-        }
-      }, "held-proxy");
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  body.run();
+                } catch (Exception closed) {
+                  // the proxy or a socket closed: nothing more to forward
+                }
+              },
+              "held-proxy");
       t.setDaemon(true);
       t.start();
     }

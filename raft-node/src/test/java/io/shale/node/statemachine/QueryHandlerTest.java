@@ -25,17 +25,20 @@ class QueryHandlerTest {
       Reply.Value v = (Reply.Value) handler.answer(e, 7, new Query.Get("k3".getBytes(UTF_8)));
       assertThat(v.value()).isEqualTo("v3".getBytes(UTF_8));
       assertThat(v.modIndex()).isEqualTo(7);
-      assertThat(((Reply.Value) handler.answer(e, 7, new Query.Get("zz".getBytes(UTF_8))))
-          .value()).isNull();
+      assertThat(((Reply.Value) handler.answer(e, 7, new Query.Get("zz".getBytes(UTF_8)))).value())
+          .isNull();
 
-      Reply.Entries page = (Reply.Entries) handler.answer(e, 7,
-          new Query.Scan(new byte[0], null, 3, false, false));
-      assertThat(page.entries()).extracting(kv -> new String(kv[0], UTF_8))
+      Reply.Entries page =
+          (Reply.Entries) handler.answer(e, 7, new Query.Scan(new byte[0], null, 3, false, false));
+      assertThat(page.entries())
+          .extracting(kv -> new String(kv[0], UTF_8))
           .containsExactly("k0", "k1", "k2");
       assertThat(page.more()).isTrue();
-      Reply.Entries rest = (Reply.Entries) handler.answer(e, 7,
-          new Query.Scan("k3".getBytes(UTF_8), null, 3, false, true));
-      assertThat(rest.entries()).extracting(kv -> new String(kv[0], UTF_8))
+      Reply.Entries rest =
+          (Reply.Entries)
+              handler.answer(e, 7, new Query.Scan("k3".getBytes(UTF_8), null, 3, false, true));
+      assertThat(rest.entries())
+          .extracting(kv -> new String(kv[0], UTF_8))
           .containsExactly("k3", "k4");
       assertThat(rest.entries().get(0)[1]).isEmpty();
       assertThat(rest.more()).isFalse();
@@ -52,17 +55,19 @@ class QueryHandlerTest {
       batch.put("a".getBytes(UTF_8), "1".getBytes(UTF_8));
       batch.put("b".getBytes(UTF_8), "2".getBytes(UTF_8));
       e.applyCommitted(batch, 1);
-      Reply.Entries page = (Reply.Entries) handler.answer(e, 1,
-          new Query.Scan(new byte[0], null, 10, false, true));
-      assertThat(page.entries()).extracting(kv -> new String(kv[0], UTF_8))
+      Reply.Entries page =
+          (Reply.Entries) handler.answer(e, 1, new Query.Scan(new byte[0], null, 10, false, true));
+      assertThat(page.entries())
+          .extracting(kv -> new String(kv[0], UTF_8))
           .containsExactly("a", "b");
-      Reply.Entries reverse = (Reply.Entries) handler.answer(e, 1,
-          new Query.Scan(new byte[0], null, 1, true, true));
-      assertThat(reverse.entries()).extracting(kv -> new String(kv[0], UTF_8))
-          .containsExactly("b");
+      Reply.Entries reverse =
+          (Reply.Entries) handler.answer(e, 1, new Query.Scan(new byte[0], null, 1, true, true));
+      assertThat(reverse.entries()).extracting(kv -> new String(kv[0], UTF_8)).containsExactly("b");
       assertThat(reverse.more()).isTrue();
-      Reply.Entries onlyRecords = (Reply.Entries) handler.answer(e, 1,
-          new Query.Scan(new byte[0], new byte[] {0, 's'}, 10, false, true));
+      Reply.Entries onlyRecords =
+          (Reply.Entries)
+              handler.answer(
+                  e, 1, new Query.Scan(new byte[0], new byte[] {0, 's'}, 10, false, true));
       assertThat(onlyRecords.entries()).isEmpty();
       assertThat(onlyRecords.more()).isFalse();
     }
@@ -77,8 +82,9 @@ class QueryHandlerTest {
         batch.put(("big" + i).getBytes(UTF_8), big);
       }
       e.applyCommitted(batch, 1);
-      Reply.Entries page = (Reply.Entries) handler.answer(e, 1,
-          new Query.Scan(new byte[0], null, 1000, false, false));
+      Reply.Entries page =
+          (Reply.Entries)
+              handler.answer(e, 1, new Query.Scan(new byte[0], null, 1000, false, false));
       assertThat(page.more()).isTrue();
       assertThat(page.entries()).hasSize((int) (PAGE_BYTES / big.length));
     }

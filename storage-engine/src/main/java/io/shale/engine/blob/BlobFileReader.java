@@ -11,8 +11,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * Reads values out of a finished blob file. Header and footer are verified at open; each value
- * read is verified against the checksum its pointer carries. Thread-safe (positional reads).
+ * Reads values out of a finished blob file. Header and footer are verified at open; each value read
+ * is verified against the checksum its pointer carries. Thread-safe (positional reads).
  */
 public final class BlobFileReader implements AutoCloseable {
   private final Path file;
@@ -28,7 +28,8 @@ public final class BlobFileReader implements AutoCloseable {
     this.channel = channel;
     this.size = channel.size();
     if (size < BlobFormat.HEADER_SIZE + BlobFormat.FOOTER_SIZE) {
-      throw new CorruptionException(file, 0, "file of " + size + " bytes is too short for a blob file");
+      throw new CorruptionException(
+          file, 0, "file of " + size + " bytes is too short for a blob file");
     }
     ByteBuffer h = ByteBuffer.allocate(BlobFormat.HEADER_SIZE);
     DurableFiles.readFully(channel, h, 0, file);
@@ -38,8 +39,8 @@ public final class BlobFileReader implements AutoCloseable {
       throw new CorruptionException(file, 0, "bad blob file header");
     }
     if (Varints.readFixed32(hb, 8) != BlobFormat.VERSION) {
-      throw new CorruptionException(file, 8, "unsupported blob format version "
-          + Varints.readFixed32(hb, 8));
+      throw new CorruptionException(
+          file, 8, "unsupported blob format version " + Varints.readFixed32(hb, 8));
     }
     long footerAt = size - BlobFormat.FOOTER_SIZE;
     ByteBuffer f = ByteBuffer.allocate(BlobFormat.FOOTER_SIZE);
@@ -94,8 +95,8 @@ public final class BlobFileReader implements AutoCloseable {
   }
 
   /**
-   * Read at least {@code needed}, at most {@code wanted} raw bytes of the record area at
-   * {@code offset} into {@code into[at, ...)} (read-ahead for scans); returns how many.
+   * Read at least {@code needed}, at most {@code wanted} raw bytes of the record area at {@code
+   * offset} into {@code into[at, ...)} (read-ahead for scans); returns how many.
    */
   int readSome(long offset, byte[] into, int at, int needed, int wanted) throws IOException {
     if (offset + needed > dataEnd()) {
@@ -108,16 +109,18 @@ public final class BlobFileReader implements AutoCloseable {
 
   void checkBounds(BlobPointer p) {
     if (p.offset() < BlobFormat.HEADER_SIZE || p.offset() + p.length() > dataEnd()) {
-      throw new CorruptionException(file, p.offset(), "blob pointer of " + p.length()
-          + " bytes reaches outside the record area");
+      throw new CorruptionException(
+          file,
+          p.offset(),
+          "blob pointer of " + p.length() + " bytes reaches outside the record area");
     }
   }
 
   /** Check that {@code buf[at, at+length)} is the value {@code p} points at. */
   void verify(BlobPointer p, byte[] buf, int at) {
     if (Checksums.crc32c(buf, at, p.length()) != p.crc()) {
-      throw new CorruptionException(file, p.offset(), "blob value checksum mismatch ("
-          + p.length() + " bytes)");
+      throw new CorruptionException(
+          file, p.offset(), "blob value checksum mismatch (" + p.length() + " bytes)");
     }
   }
 
@@ -127,8 +130,10 @@ public final class BlobFileReader implements AutoCloseable {
   /** Visit every record, checking each record checksum. For the verifier and tests. */
   public void forEachRecord(java.util.function.Consumer<Record> visitor) throws IOException {
     long end = dataEnd();
-    java.io.InputStream in = new java.io.BufferedInputStream(
-        java.nio.channels.Channels.newInputStream(channel.position(BlobFormat.HEADER_SIZE)), 1 << 20);
+    java.io.InputStream in =
+        new java.io.BufferedInputStream(
+            java.nio.channels.Channels.newInputStream(channel.position(BlobFormat.HEADER_SIZE)),
+            1 << 20);
     long pos = BlobFormat.HEADER_SIZE;
     long seen = 0;
     java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
@@ -167,13 +172,20 @@ public final class BlobFileReader implements AutoCloseable {
       if ((int) crc.getValue() != Varints.readFixed32(stored, 0)) {
         throw new CorruptionException(file, pos, "blob record checksum mismatch");
       }
-      visitor.accept(new Record(key, new BlobPointer(number, pos + headerLen + header[0],
-          (int) header[1], Checksums.crc32c(value, 0, value.length))));
+      visitor.accept(
+          new Record(
+              key,
+              new BlobPointer(
+                  number,
+                  pos + headerLen + header[0],
+                  (int) header[1],
+                  Checksums.crc32c(value, 0, value.length))));
       pos += recordLen;
       seen++;
     }
     if (seen != records) {
-      throw new CorruptionException(file, end, "footer counts " + records + " records, found " + seen);
+      throw new CorruptionException(
+          file, end, "footer counts " + records + " records, found " + seen);
     }
   }
 

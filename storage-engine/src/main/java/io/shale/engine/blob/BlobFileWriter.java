@@ -2,7 +2,6 @@ package io.shale.engine.blob;
 
 import io.shale.engine.io.ByteSink;
 import io.shale.engine.io.Checksums;
-import io.shale.engine.io.DurableFiles;
 import io.shale.engine.io.Varints;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -12,9 +11,9 @@ import java.nio.file.StandardOpenOption;
 import java.util.function.LongConsumer;
 
 /**
- * Appends values to a new blob file. Not thread-safe. {@link #finish} writes the footer and
- * fsyncs; until a manifest edit lists the file it is invisible, and an unlisted blob file is
- * deleted at the next open.
+ * Appends values to a new blob file. Not thread-safe. {@link #finish} writes the footer and fsyncs;
+ * until a manifest edit lists the file it is invisible, and an unlisted blob file is deleted at the
+ * next open.
  */
 public final class BlobFileWriter {
   private static final int WRITE_BUFFER = 256 << 10;
@@ -27,7 +26,9 @@ public final class BlobFileWriter {
   private long records;
   private long valueBytes;
 
-  /** @param ioCharge told the number of bytes of every write (the I/O budget) */
+  /**
+   * @param ioCharge told the number of bytes of every write (the I/O budget)
+   */
   public BlobFileWriter(Path file, long number, LongConsumer ioCharge) throws IOException {
     this.file = file;
     this.number = number;
@@ -63,8 +64,8 @@ public final class BlobFileWriter {
     out.write(crc, 0, 4);
     records++;
     valueBytes += value.length;
-    return new BlobPointer(number, valueOffset, value.length,
-        Checksums.crc32c(value, 0, value.length));
+    return new BlobPointer(
+        number, valueOffset, value.length, Checksums.crc32c(value, 0, value.length));
   }
 
   public long records() {

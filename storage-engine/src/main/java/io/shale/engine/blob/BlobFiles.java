@@ -8,9 +8,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongFunction;
 
 /**
- * The open blob files of an engine, opened on first use and closed when the file is deleted.
- * A blob file is deleted only when no live version references it, and every reader holds a
- * version, so a reader never meets a closed file. Thread-safe.
+ * The open blob files of an engine, opened on first use and closed when the file is deleted. A blob
+ * file is deleted only when no live version references it, and every reader holds a version, so a
+ * reader never meets a closed file. Thread-safe.
  */
 public final class BlobFiles implements AutoCloseable {
   private final LongFunction<Path> pathOf;
@@ -21,13 +21,15 @@ public final class BlobFiles implements AutoCloseable {
   }
 
   public BlobFileReader reader(long number) {
-    return open.computeIfAbsent(number, n -> {
-      try {
-        return BlobFileReader.open(pathOf.apply(n), n);
-      } catch (IOException e) {
-        throw new UncheckedIOException("opening blob file " + n, e);
-      }
-    });
+    return open.computeIfAbsent(
+        number,
+        n -> {
+          try {
+            return BlobFileReader.open(pathOf.apply(n), n);
+          } catch (IOException e) {
+            throw new UncheckedIOException("opening blob file " + n, e);
+          }
+        });
   }
 
   /** The value a pointer designates, verified. */
@@ -56,11 +58,11 @@ public final class BlobFiles implements AutoCloseable {
   }
 
   /**
-   * Resolves pointers for one scan. Flushes write a memtable's large values in key order, so a
-   * scan over values written together walks a blob file forward: after an exact first read, the
+   * Resolves pointers for one scan. Flushes write a memtable's large values in key order, so a scan
+   * over values written together walks a blob file forward: after an exact first read, the
    * read-ahead window grows (from 64 KiB, doubling) while the pointers stay sequential, and one
-   * read then serves many values. Pointers that jump between files or backwards (values written
-   * at different times) are read exactly, so a short scan costs no more than its values. Not
+   * read then serves many values. Pointers that jump between files or backwards (values written at
+   * different times) are read exactly, so a short scan costs no more than its values. Not
    * thread-safe (one scan, one thread).
    */
   public final class Resolver {
@@ -69,8 +71,10 @@ public final class BlobFiles implements AutoCloseable {
     private long reads;
 
     Resolver(int readaheadBytes) {
-      this.readahead = readaheadBytes <= 0 ? null
-          : Readahead.adaptive(Math.min(INITIAL_WINDOW, readaheadBytes), readaheadBytes);
+      this.readahead =
+          readaheadBytes <= 0
+              ? null
+              : Readahead.adaptive(Math.min(INITIAL_WINDOW, readaheadBytes), readaheadBytes);
     }
 
     public byte[] resolve(BlobPointer p) {

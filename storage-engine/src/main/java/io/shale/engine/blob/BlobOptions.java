@@ -9,37 +9,45 @@ package io.shale.engine.blob;
  * @param gcThresholdRatio a blob file whose dead bytes reach this fraction of its bytes is
  *     rewritten (0.5: space amplification from dead values stays under about 2x)
  * @param fileSizeBytes a flush or GC starts a new blob file past this size (256 MiB)
- * @param scanReadaheadBytes the largest read-ahead window of a scan's blob reads (256 KiB): a
- *     scan over values written together costs a few large reads instead of one read per value,
- *     while a scan whose values are scattered over files reads each exactly (0: no read-ahead)
+ * @param scanReadaheadBytes the largest read-ahead window of a scan's blob reads (256 KiB): a scan
+ *     over values written together costs a few large reads instead of one read per value, while a
+ *     scan whose values are scattered over files reads each exactly (0: no read-ahead)
  */
-public record BlobOptions(boolean enabled, int minValueSizeBytes, double gcThresholdRatio,
-    long fileSizeBytes, int scanReadaheadBytes) {
+public record BlobOptions(
+    boolean enabled,
+    int minValueSizeBytes,
+    double gcThresholdRatio,
+    long fileSizeBytes,
+    int scanReadaheadBytes) {
 
   public static final BlobOptions DEFAULT = new BlobOptions(true, 8192, 0.5, 256L << 20, 256 << 10);
 
   public BlobOptions {
     if (minValueSizeBytes < 1 || minValueSizeBytes > (64 << 20)) {
-      throw new IllegalArgumentException("lsm.blob.min_value_size_bytes must be in [1, 67108864], got "
-          + minValueSizeBytes);
+      throw new IllegalArgumentException(
+          "lsm.blob.min_value_size_bytes must be in [1, 67108864], got " + minValueSizeBytes);
     }
     if (!(gcThresholdRatio > 0 && gcThresholdRatio <= 1)) {
-      throw new IllegalArgumentException("lsm.blob.gc_threshold_ratio must be in (0, 1], got "
-          + gcThresholdRatio);
+      throw new IllegalArgumentException(
+          "lsm.blob.gc_threshold_ratio must be in (0, 1], got " + gcThresholdRatio);
     }
     if (fileSizeBytes < (64 << 10) || fileSizeBytes > (1L << 40)) {
-      throw new IllegalArgumentException("lsm.blob.file_size must be in [64KiB, 1TiB], got "
-          + fileSizeBytes);
+      throw new IllegalArgumentException(
+          "lsm.blob.file_size must be in [64KiB, 1TiB], got " + fileSizeBytes);
     }
     if (scanReadaheadBytes < 0 || scanReadaheadBytes > (64 << 20)) {
-      throw new IllegalArgumentException("lsm.blob.scan_readahead_size must be in [0, 64MiB], got "
-          + scanReadaheadBytes);
+      throw new IllegalArgumentException(
+          "lsm.blob.scan_readahead_size must be in [0, 64MiB], got " + scanReadaheadBytes);
     }
   }
 
   /** Blob separation off (the seed's "before"). */
   public static BlobOptions disabled() {
-    return new BlobOptions(false, DEFAULT.minValueSizeBytes, DEFAULT.gcThresholdRatio,
-        DEFAULT.fileSizeBytes, DEFAULT.scanReadaheadBytes);
+    return new BlobOptions(
+        false,
+        DEFAULT.minValueSizeBytes,
+        DEFAULT.gcThresholdRatio,
+        DEFAULT.fileSizeBytes,
+        DEFAULT.scanReadaheadBytes);
   }
 }

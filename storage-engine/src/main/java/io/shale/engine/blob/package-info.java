@@ -1,8 +1,8 @@
 /**
- * Blob separation: values of at least {@code [lsm.blob] min_value_size_bytes} leave the
- * key-ordered tables at flush and go to blob files; tables keep a {@link
- * io.shale.engine.blob.BlobPointer}. Compaction then moves pointers (a few bytes) instead of the
- * values (the seed's biggest single win: 4.7x less background write volume).
+ * Blob separation: values of at least {@code [lsm.blob] min_value_size_bytes} leave the key-ordered
+ * tables at flush and go to blob files; tables keep a {@link io.shale.engine.blob.BlobPointer}.
+ * Compaction then moves pointers (a few bytes) instead of the values (the seed's biggest single
+ * win: 4.7x less background write volume).
  *
  * <pre>
  * blob file := header record* footer
@@ -13,8 +13,8 @@
  * pointer   := file number varint | value offset varint | value length varint | crc32c(value) u32
  * </pre>
  *
- * The key is kept in the record so that garbage collection can tell, for each record, whether
- * the current version still points at it. The pointer carries the value's checksum, so a read
- * verifies exactly the bytes it uses.
+ * The key is kept in the record so that garbage collection can tell, for each record, whether the
+ * current version still points at it. The pointer carries the value's checksum, so a read verifies
+ * exactly the bytes it uses.
  */
 package io.shale.engine.blob;

@@ -1,12 +1,12 @@
 package io.shale.engine.bloom;
 
 /**
- * A standard Bloom filter over user keys with double hashing (Kirsch and Mitzenmacher: probe
- * {@code h1 + i * h2}), which keeps the false-positive rate of k independent hashes.
+ * A standard Bloom filter over user keys with double hashing (Kirsch and Mitzenmacher: probe {@code
+ * h1 + i * h2}), which keeps the false-positive rate of k independent hashes.
  *
  * <p>Serialized form: {@code bits[ceil(m/8)] | k u8}. The table's block trailer checksums it.
- * Theoretical false-positive rate for b bits per key with the optimal k = round(b ln 2):
- * {@code (1 - e^(-k/b))^k}, about 0.8% at 10 bits and 0.05% at 16.
+ * Theoretical false-positive rate for b bits per key with the optimal k = round(b ln 2): {@code (1
+ * - e^(-k/b))^k}, about 0.8% at 10 bits and 0.05% at 16.
  *
  * <p>Immutable once built; {@link #mayContain} is safe from any number of threads.
  */

@@ -1,8 +1,8 @@
 package io.shale.engine.bloom;
 
 /**
- * Bits per key by level: {@code [lsm.bloom] level_0, level_1, level_2, default}. Zero bits means
- * no filter for that level.
+ * Bits per key by level: {@code [lsm.bloom] level_0, level_1, level_2, default}. Zero bits means no
+ * filter for that level.
  */
 public record BloomPolicy(int level0, int level1, int level2, int deeper) {
   /** The seed's values: 16, 14, 12, then 10. */
@@ -17,8 +17,8 @@ public record BloomPolicy(int level0, int level1, int level2, int deeper) {
 
   private static void check(String key, int bits) {
     if (bits < 0 || bits > 64) {
-      throw new IllegalArgumentException("lsm.bloom." + key + " must be in [0, 64] bits per key, got "
-          + bits);
+      throw new IllegalArgumentException(
+          "lsm.bloom." + key + " must be in [0, 64] bits per key, got " + bits);
     }
   }
 

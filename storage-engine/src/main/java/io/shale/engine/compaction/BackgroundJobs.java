@@ -18,8 +18,8 @@ import java.util.function.BooleanSupplier;
 /**
  * Runs one flush, compaction or blob GC to the end: writes its files, logs its version edit
  * (durable before the new version is installed), tells the engine a version was installed, and
- * records the job in the counters and the event log. Choosing jobs and running them concurrently
- * is {@link BackgroundScheduler}'s; this class holds no lock and no state of its own.
+ * records the job in the counters and the event log. Choosing jobs and running them concurrently is
+ * {@link BackgroundScheduler}'s; this class holds no lock and no state of its own.
  */
 public final class BackgroundJobs {
   private final Path dir;
@@ -34,13 +34,21 @@ public final class BackgroundJobs {
   private final BooleanSupplier stop;
 
   /**
-   * @param versionInstalled run after every new version (republish the read state, recompute
-   *     write pressure); not run after a flush, whose memtable list does both
+   * @param versionInstalled run after every new version (republish the read state, recompute write
+   *     pressure); not run after a flush, whose memtable list does both
    * @param stop polled by jobs between keys; true once the engine is closing
    */
-  public BackgroundJobs(Path dir, JobOptions options, VersionSet versions, TableCache tableCache,
-      BlobFiles blobFiles, IoBudget ioBudget, EngineCounters counters, EventLog eventLog,
-      Runnable versionInstalled, BooleanSupplier stop) {
+  public BackgroundJobs(
+      Path dir,
+      JobOptions options,
+      VersionSet versions,
+      TableCache tableCache,
+      BlobFiles blobFiles,
+      IoBudget ioBudget,
+      EngineCounters counters,
+      EventLog eventLog,
+      Runnable versionInstalled,
+      BooleanSupplier stop) {
     this.dir = dir;
     this.options = options;
     this.versions = versions;
@@ -58,15 +66,27 @@ public final class BackgroundJobs {
    */
   public void flush(Memtable m) throws IOException {
     long started = System.nanoTime();
-    FlushJob.Outcome o = new FlushJob(dir, options.table(), options.bloom(), options.blob(),
-        versions::newFileNumber, ioBudget::record).run(m);
+    FlushJob.Outcome o =
+        new FlushJob(
+                dir,
+                options.table(),
+                options.bloom(),
+                options.blob(),
+                versions::newFileNumber,
+                ioBudget::record)
+            .run(m);
     versions.logAndApply(o.edit());
     if (m.isEmpty()) {
       counters.emptyFlush();
     } else {
       counters.flushed(o.bytes());
     }
-    eventLog.flush(m.id(), m.entryCount(), m.largestSequence(), o.tables(), o.blobs(),
+    eventLog.flush(
+        m.id(),
+        m.entryCount(),
+        m.largestSequence(),
+        o.tables(),
+        o.blobs(),
         System.nanoTime() - started);
   }
 
@@ -74,35 +94,70 @@ public final class BackgroundJobs {
   public void compact(Compaction c, Version v) throws IOException {
     long started = System.nanoTime();
     int out = c.outputLevel();
-    TableOutput output = new TableOutput(versions::newFileNumber, n -> FileNames.table(dir, n),
-        options.table(), out, options.bloom().bitsPerKey(out),
-        options.compaction().targetFileSizeBytes(), ioBudget::acquire);
-    CompactionJob.Outcome o = new CompactionJob(c, v, tableCache, output, stop, n -> { }).run();
+    TableOutput output =
+        new TableOutput(
+            versions::newFileNumber,
+            n -> FileNames.table(dir, n),
+            options.table(),
+            out,
+            options.bloom().bitsPerKey(out),
+            options.compaction().targetFileSizeBytes(),
+            ioBudget::acquire);
+    CompactionJob.Outcome o = new CompactionJob(c, v, tableCache, output, stop, n -> {}).run();
     if (!o.trivialMove()) {
       DurableFiles.syncDirectory(dir);
     }
     versions.logAndApply(o.edit());
     versionInstalled.run();
     String reason = c.reason().name().toLowerCase(Locale.ROOT);
-    counters.compacted(c.level(), reason, o.trivialMove(), o.bytesRead(), o.bytesWritten(),
-        c.allInputs(), o.outputs());
-    eventLog.compaction(reason, c.score(), c.level(), c.outputLevel(), o.trivialMove(),
-        c.inputs(), c.outputLevelInputs(), o.outputs(), o.entriesDropped(),
+    counters.compacted(
+        c.level(),
+        reason,
+        o.trivialMove(),
+        o.bytesRead(),
+        o.bytesWritten(),
+        c.allInputs(),
+        o.outputs());
+    eventLog.compaction(
+        reason,
+        c.score(),
+        c.level(),
+        c.outputLevel(),
+        o.trivialMove(),
+        c.inputs(),
+        c.outputLevelInputs(),
+        o.outputs(),
+        o.entriesDropped(),
         System.nanoTime() - started);
   }
 
   /** Relocate the live values of {@code plan}'s blob file, rewriting the tables that point in. */
   public void collectBlobGarbage(BlobGcJob.Plan plan) throws IOException {
     long started = System.nanoTime();
-    BlobGcJob.Outcome o = new BlobGcJob(plan, tableCache, blobFiles, versions::newFileNumber,
-        n -> FileNames.table(dir, n), n -> FileNames.blob(dir, n), options.table(),
-        options.bloom()::bitsPerKey, options.compaction()::targetBytesPerFile,
-        ioBudget::acquire, stop).run();
+    BlobGcJob.Outcome o =
+        new BlobGcJob(
+                plan,
+                tableCache,
+                blobFiles,
+                versions::newFileNumber,
+                n -> FileNames.table(dir, n),
+                n -> FileNames.blob(dir, n),
+                options.table(),
+                options.bloom()::bitsPerKey,
+                options.compaction()::targetBytesPerFile,
+                ioBudget::acquire,
+                stop)
+            .run();
     DurableFiles.syncDirectory(dir);
     versions.logAndApply(o.edit());
     versionInstalled.run();
     counters.blobGcDone(o.relocatedBytes(), plan.allTables(), o.outputs());
-    eventLog.blobGc(plan.file(), o.relocatedBytes(), plan.allTables(), o.outputs(),
-        o.newBlobFiles(), System.nanoTime() - started);
+    eventLog.blobGc(
+        plan.file(),
+        o.relocatedBytes(),
+        plan.allTables(),
+        o.outputs(),
+        o.newBlobFiles(),
+        System.nanoTime() - started);
   }
 }

@@ -21,8 +21,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Decides which background job runs when: flushes on one thread, in memtable order; compactions
- * and blob GC on {@code [lsm.compaction] threads} threads, chosen by {@link CompactionPicker} and
+ * Decides which background job runs when: flushes on one thread, in memtable order; compactions and
+ * blob GC on {@code [lsm.compaction] threads} threads, chosen by {@link CompactionPicker} and
  * {@link BlobGcJob#pick}. {@link BackgroundJobs} runs them.
  *
  * <p>Invariants, under the scheduler's lock: no file is input to two running jobs (busy files);
@@ -49,8 +49,13 @@ public final class BackgroundScheduler {
   private boolean paused;
   private boolean lastJobWasGc;
 
-  public BackgroundScheduler(Path dir, JobOptions options, VersionSet versions,
-      CompactionPicker picker, MemtableList memtables, BackgroundState state,
+  public BackgroundScheduler(
+      Path dir,
+      JobOptions options,
+      VersionSet versions,
+      CompactionPicker picker,
+      MemtableList memtables,
+      BackgroundState state,
       BackgroundJobs jobs) {
     this.dir = dir;
     this.options = options;
@@ -60,8 +65,9 @@ public final class BackgroundScheduler {
     this.state = state;
     this.jobs = jobs;
     this.flushExecutor = Executors.newSingleThreadExecutor(DaemonThreads.named("shale-flush"));
-    this.compactionExecutor = Executors.newFixedThreadPool(options.compaction().threads(),
-        DaemonThreads.numbered("shale-compaction"));
+    this.compactionExecutor =
+        Executors.newFixedThreadPool(
+            options.compaction().threads(), DaemonThreads.numbered("shale-compaction"));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -92,12 +98,16 @@ public final class BackgroundScheduler {
   /** Start as many due jobs as threads allow. */
   public void maybeScheduleCompaction() {
     synchronized (lock) {
-      while (state.healthy() && !manualCompaction && !paused
+      while (state.healthy()
+          && !manualCompaction
+          && !paused
           && running.size() < options.compaction().threads()) {
         Version v = versions.acquireCurrent();
         Compaction c = picker.pick(v, busyFiles, running, System.currentTimeMillis());
-        BlobGcJob.Plan gc = options.blob().enabled()
-            ? BlobGcJob.pick(v, options.blob().gcThresholdRatio(), busyFiles) : null;
+        BlobGcJob.Plan gc =
+            options.blob().enabled()
+                ? BlobGcJob.pick(v, options.blob().gcThresholdRatio(), busyFiles)
+                : null;
         if (gc != null && (c == null || !lastJobWasGc)) {
           lastJobWasGc = true;
           Compaction marker = gcMarker(gc);
@@ -196,9 +206,9 @@ public final class BackgroundScheduler {
   }
 
   /**
-   * Compact every key in {@code [start, end]} (nulls are unbounded) down to the deepest level
-   * that holds data, on the caller's thread, once running jobs finished; automatic compactions
-   * wait meanwhile. The caller flushed first.
+   * Compact every key in {@code [start, end]} (nulls are unbounded) down to the deepest level that
+   * holds data, on the caller's thread, once running jobs finished; automatic compactions wait
+   * meanwhile. The caller flushed first.
    *
    * @param checkWritable run before each level; throws when the engine accepts no writes
    */
@@ -274,10 +284,13 @@ public final class BackgroundScheduler {
       synchronized (lock) {
         if (running.isEmpty() && !manualCompaction) {
           Version v = versions.current();
-          boolean gcDue = options.blob().enabled()
-              && BlobGcJob.pick(v, options.blob().gcThresholdRatio(), busyFiles) != null;
-          if (!state.healthy() || paused
-              || (!gcDue && picker.pick(v, busyFiles, running, System.currentTimeMillis()) == null)) {
+          boolean gcDue =
+              options.blob().enabled()
+                  && BlobGcJob.pick(v, options.blob().gcThresholdRatio(), busyFiles) != null;
+          if (!state.healthy()
+              || paused
+              || (!gcDue
+                  && picker.pick(v, busyFiles, running, System.currentTimeMillis()) == null)) {
             return;
           }
         }
@@ -290,8 +303,8 @@ public final class BackgroundScheduler {
   /**
    * Stop: no job starts from now on; running jobs stop at their next key (they poll the closing
    * flag). Returns once no background thread can still create or delete a file, so that another
-   * engine may open the directory right after; jobs still running after a minute are
-   * interrupted, and this waits on.
+   * engine may open the directory right after; jobs still running after a minute are interrupted,
+   * and this waits on.
    */
   public void shutdown() {
     synchronized (lock) {

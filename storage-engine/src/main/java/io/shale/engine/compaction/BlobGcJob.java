@@ -26,14 +26,14 @@ import java.util.function.LongSupplier;
 
 /**
  * Blob garbage collection of one blob file: every table whose pointers reach into it is rewritten
- * in place (same level, same keys and sequences), its live values copied to a new blob file on
- * the way; one version edit then swaps the tables, adds the new blob file and drops the old one.
- * Until that edit nothing is visible, and a crash leaves only unreferenced new files (deleted at
- * the next open): no pointer ever dangles. The old file is deleted once no version, snapshot,
- * iterator or checkpoint still holds it.
+ * in place (same level, same keys and sequences), its live values copied to a new blob file on the
+ * way; one version edit then swaps the tables, adds the new blob file and drops the old one. Until
+ * that edit nothing is visible, and a crash leaves only unreferenced new files (deleted at the next
+ * open): no pointer ever dangles. The old file is deleted once no version, snapshot, iterator or
+ * checkpoint still holds it.
  *
- * <p>Tables are rewritten one by one, so each output stays inside its input's key range: a
- * level's files keep not overlapping, and a level-0 file keeps its sequence range.
+ * <p>Tables are rewritten one by one, so each output stays inside its input's key range: a level's
+ * files keep not overlapping, and a level-0 file keeps its sequence range.
  */
 public final class BlobGcJob {
   /** What to collect: the blob file and the tables that reference it, by level. */
@@ -46,8 +46,13 @@ public final class BlobGcJob {
   }
 
   /** What the job did. */
-  public record Outcome(VersionEdit edit, Plan plan, List<FileMetadata> outputs,
-      List<BlobFileMeta> newBlobFiles, long tableBytesRead, long tableBytesWritten,
+  public record Outcome(
+      VersionEdit edit,
+      Plan plan,
+      List<FileMetadata> outputs,
+      List<BlobFileMeta> newBlobFiles,
+      long tableBytesRead,
+      long tableBytesWritten,
       long relocatedBytes) {}
 
   /**
@@ -96,10 +101,18 @@ public final class BlobGcJob {
   private final LongConsumer ioCharge;
   private final BooleanSupplier stop;
 
-  public BlobGcJob(Plan plan, TableCache tables, BlobFiles blobs, LongSupplier newFileNumber,
-      LongFunction<Path> tablePath, LongFunction<Path> blobPath,
-      io.shale.engine.sstable.TableWriteOptions tableOptions, IntUnaryOperator bloomBits,
-      IntToLongFunction targetFileSize, LongConsumer ioCharge, BooleanSupplier stop) {
+  public BlobGcJob(
+      Plan plan,
+      TableCache tables,
+      BlobFiles blobs,
+      LongSupplier newFileNumber,
+      LongFunction<Path> tablePath,
+      LongFunction<Path> blobPath,
+      io.shale.engine.sstable.TableWriteOptions tableOptions,
+      IntUnaryOperator bloomBits,
+      IntToLongFunction targetFileSize,
+      LongConsumer ioCharge,
+      BooleanSupplier stop) {
     this.plan = plan;
     this.tables = tables;
     this.blobs = blobs;
@@ -122,17 +135,23 @@ public final class BlobGcJob {
     long written = 0;
     long relocated = 0;
     List<Runnable> undo = new ArrayList<>();
-    BlobRelocation relocation = new BlobRelocation(plan.file().number(), blobs, newFileNumber,
-        blobPath, ioCharge);
+    BlobRelocation relocation =
+        new BlobRelocation(plan.file().number(), blobs, newFileNumber, blobPath, ioCharge);
     try {
       for (var e : plan.tables().entrySet()) {
         int level = e.getKey();
         // One table at a time: each output stays inside its input's key range, so the level's
         // files keep not overlapping (and level-0 files keep their sequence ranges).
         for (FileMetadata f : e.getValue()) {
-          TableOutput out = new TableOutput(newFileNumber, tablePath, tableOptions, level,
-              bloomBits.applyAsInt(level),
-              level == 0 ? Long.MAX_VALUE : targetFileSize.applyAsLong(level), ioCharge);
+          TableOutput out =
+              new TableOutput(
+                  newFileNumber,
+                  tablePath,
+                  tableOptions,
+                  level,
+                  bloomBits.applyAsInt(level),
+                  level == 0 ? Long.MAX_VALUE : targetFileSize.applyAsLong(level),
+                  ioCharge);
           TableOutput.Result r = rewrite(List.of(f), out, relocation);
           removed.add(new VersionEdit.Removed(level, f.number()));
           read += f.size();
@@ -155,20 +174,21 @@ public final class BlobGcJob {
       undo.forEach(Runnable::run);
       throw ex;
     }
-    VersionEdit edit = VersionEdit.of(added, removed)
-        .withBlobs(newBlobs, List.of(), List.of(plan.file().number()));
+    VersionEdit edit =
+        VersionEdit.of(added, removed)
+            .withBlobs(newBlobs, List.of(), List.of(plan.file().number()));
     return new Outcome(edit, plan, outputs, newBlobs, read, written, relocated);
   }
 
-  private TableOutput.Result rewrite(List<FileMetadata> group, TableOutput out,
-      BlobRelocation relocation) throws IOException {
+  private TableOutput.Result rewrite(
+      List<FileMetadata> group, TableOutput out, BlobRelocation relocation) throws IOException {
     List<TableReader> readers = new ArrayList<>();
     List<InternalIterator> its = new ArrayList<>();
     try {
       for (FileMetadata f : group) {
         TableReader r = tables.acquire(f.number());
         readers.add(r);
-        its.add(r.compactionIterator(group.size(), n -> { }));
+        its.add(r.compactionIterator(group.size(), n -> {}));
       }
       try (MergingIterator merged = new MergingIterator(its, Direction.FORWARD)) {
         return out.write(merged, k -> false, relocation, stop);

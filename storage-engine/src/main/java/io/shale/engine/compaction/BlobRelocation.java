@@ -13,9 +13,9 @@ import java.util.function.LongFunction;
 import java.util.function.LongSupplier;
 
 /**
- * In blob GC, copies every value still referenced from the collected blob file into a new blob
- * file and returns the new pointer; pointers into other files pass unchanged. The bytes written
- * are charged to the I/O budget. Not thread-safe (one GC job).
+ * In blob GC, copies every value still referenced from the collected blob file into a new blob file
+ * and returns the new pointer; pointers into other files pass unchanged. The bytes written are
+ * charged to the I/O budget. Not thread-safe (one GC job).
  */
 public final class BlobRelocation implements TableOutput.ValueRewriter {
   private final long collected;
@@ -26,8 +26,12 @@ public final class BlobRelocation implements TableOutput.ValueRewriter {
   private BlobFileWriter target;
   private long relocatedBytes;
 
-  public BlobRelocation(long collectedFile, BlobFiles blobs, LongSupplier newFileNumber,
-      LongFunction<Path> pathOf, LongConsumer ioCharge) {
+  public BlobRelocation(
+      long collectedFile,
+      BlobFiles blobs,
+      LongSupplier newFileNumber,
+      LongFunction<Path> pathOf,
+      LongConsumer ioCharge) {
     this.collected = collectedFile;
     this.blobs = blobs;
     this.newFileNumber = newFileNumber;
@@ -36,7 +40,8 @@ public final class BlobRelocation implements TableOutput.ValueRewriter {
   }
 
   @Override
-  public TableOutput.Rewritten rewrite(byte[] key, ValueKind kind, byte[] value) throws IOException {
+  public TableOutput.Rewritten rewrite(byte[] key, ValueKind kind, byte[] value)
+      throws IOException {
     if (kind != ValueKind.BLOB_POINTER) {
       return null;
     }
@@ -64,7 +69,8 @@ public final class BlobRelocation implements TableOutput.ValueRewriter {
       return List.of();
     }
     long size = target.finish();
-    return List.of(new BlobFileMeta(target.number(), size, target.valueBytes(), target.records(), 0, 0));
+    return List.of(
+        new BlobFileMeta(target.number(), size, target.valueBytes(), target.records(), 0, 0));
   }
 
   @Override

@@ -27,7 +27,10 @@ public final class BlobSeparation implements TableOutput.ValueRewriter {
   private final List<BlobFileWriter> all = new ArrayList<>();
   private BlobFileWriter current;
 
-  public BlobSeparation(BlobOptions options, LongSupplier newFileNumber, LongFunction<Path> pathOf,
+  public BlobSeparation(
+      BlobOptions options,
+      LongSupplier newFileNumber,
+      LongFunction<Path> pathOf,
       LongConsumer ioCharge) {
     this.options = options;
     this.newFileNumber = newFileNumber;
@@ -36,7 +39,8 @@ public final class BlobSeparation implements TableOutput.ValueRewriter {
   }
 
   @Override
-  public TableOutput.Rewritten rewrite(byte[] key, ValueKind kind, byte[] value) throws IOException {
+  public TableOutput.Rewritten rewrite(byte[] key, ValueKind kind, byte[] value)
+      throws IOException {
     if (kind != ValueKind.VALUE || value.length < options.minValueSizeBytes()) {
       return null;
     }

@@ -6,11 +6,16 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One chosen compaction: files of {@code level} merged with the overlapping files of
- * {@code outputLevel}. Immutable.
+ * One chosen compaction: files of {@code level} merged with the overlapping files of {@code
+ * outputLevel}. Immutable.
  */
-public record Compaction(int level, int outputLevel, List<FileMetadata> inputs,
-    List<FileMetadata> outputLevelInputs, double score, CompactionReason reason) {
+public record Compaction(
+    int level,
+    int outputLevel,
+    List<FileMetadata> inputs,
+    List<FileMetadata> outputLevelInputs,
+    double score,
+    CompactionReason reason) {
 
   public Compaction {
     inputs = List.copyOf(inputs);

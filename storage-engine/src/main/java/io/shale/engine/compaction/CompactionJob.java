@@ -17,8 +17,8 @@ import java.util.function.Predicate;
 
 /**
  * Runs one {@link Compaction} against a retained version and returns the edit that publishes it.
- * The caller logs the edit; until then the outputs are invisible and a crash leaves them as
- * orphans that the next open deletes.
+ * The caller logs the edit; until then the outputs are invisible and a crash leaves them as orphans
+ * that the next open deletes.
  */
 public final class CompactionJob {
   private final Compaction compaction;
@@ -29,13 +29,27 @@ public final class CompactionJob {
   private final java.util.function.LongConsumer readCharge;
 
   /** What the job did, for stats and the event log. */
-  public record Outcome(VersionEdit edit, Compaction compaction, List<FileMetadata> outputs,
-      long bytesRead, long bytesWritten, long entriesIn, long entriesDropped, boolean trivialMove,
+  public record Outcome(
+      VersionEdit edit,
+      Compaction compaction,
+      List<FileMetadata> outputs,
+      long bytesRead,
+      long bytesWritten,
+      long entriesIn,
+      long entriesDropped,
+      boolean trivialMove,
       List<VersionEdit.BlobGarbage> blobGarbage) {}
 
-  /** @param readCharge told the size of every block read (the I/O budget) */
-  public CompactionJob(Compaction compaction, Version version, TableCache tables,
-      TableOutput output, BooleanSupplier stop, java.util.function.LongConsumer readCharge) {
+  /**
+   * @param readCharge told the size of every block read (the I/O budget)
+   */
+  public CompactionJob(
+      Compaction compaction,
+      Version version,
+      TableCache tables,
+      TableOutput output,
+      BooleanSupplier stop,
+      java.util.function.LongConsumer readCharge) {
     this.compaction = compaction;
     this.version = version;
     this.tables = tables;
@@ -45,9 +59,9 @@ public final class CompactionJob {
   }
 
   /**
-   * True if no level below the output level can hold {@code key}: a tombstone for it hides
-   * nothing and may be dropped. Keys arrive in ascending order, so each deeper level keeps a
-   * cursor and the whole job costs one pass over the deeper files' boundaries.
+   * True if no level below the output level can hold {@code key}: a tombstone for it hides nothing
+   * and may be dropped. Keys arrive in ascending order, so each deeper level keeps a cursor and the
+   * whole job costs one pass over the deeper files' boundaries.
    */
   private Predicate<byte[]> bottommostCheck() {
     int first = compaction.outputLevel() + 1;
@@ -56,10 +70,12 @@ public final class CompactionJob {
     return key -> {
       for (int l = first; l < n; l++) {
         List<FileMetadata> files = version.files(l);
-        while (cursor[l] < files.size() && Keys.compare(files.get(cursor[l]).largestKey(), key) < 0) {
+        while (cursor[l] < files.size()
+            && Keys.compare(files.get(cursor[l]).largestKey(), key) < 0) {
           cursor[l]++;
         }
-        if (cursor[l] < files.size() && Keys.compare(files.get(cursor[l]).smallestKey(), key) <= 0) {
+        if (cursor[l] < files.size()
+            && Keys.compare(files.get(cursor[l]).smallestKey(), key) <= 0) {
           return false;
         }
       }
@@ -70,8 +86,10 @@ public final class CompactionJob {
   /** Cuts outputs that would overlap more than 10 target files of the level below the output. */
   private GrandparentBoundary grandparentBoundary() {
     int below = compaction.outputLevel() + 1;
-    List<FileMetadata> grandparents = below >= version.numLevels() ? List.of()
-        : version.overlapping(below, compaction.smallestKey(), compaction.largestKey());
+    List<FileMetadata> grandparents =
+        below >= version.numLevels()
+            ? List.of()
+            : version.overlapping(below, compaction.smallestKey(), compaction.largestKey());
     return new GrandparentBoundary(grandparents, 10 * output.targetFileSize());
   }
 
@@ -95,12 +113,13 @@ public final class CompactionJob {
       removed.add(new VersionEdit.Removed(compaction.outputLevel(), f.number()));
     }
     // Trivial move: one file, nothing to merge with, and no tombstone that rewriting would drop.
-    if (compaction.inputs().size() == 1 && compaction.outputLevelInputs().isEmpty()
+    if (compaction.inputs().size() == 1
+        && compaction.outputLevelInputs().isEmpty()
         && compaction.level() > 0
         && (compaction.inputs().get(0).properties().tombstones() == 0 || !rangeIsBottommost())) {
       FileMetadata f = compaction.inputs().get(0);
-      VersionEdit edit = VersionEdit.of(List.of(new VersionEdit.Added(compaction.outputLevel(), f)),
-          removed);
+      VersionEdit edit =
+          VersionEdit.of(List.of(new VersionEdit.Added(compaction.outputLevel(), f)), removed);
       return new Outcome(edit, compaction, List.of(f), 0, 0, 0, 0, true, List.of());
     }
     List<TableReader> readers = new ArrayList<>();
@@ -120,10 +139,17 @@ public final class CompactionJob {
       for (FileMetadata f : result.files()) {
         added.add(new VersionEdit.Added(compaction.outputLevel(), f));
       }
-      VersionEdit edit = VersionEdit.of(added, removed)
-          .withBlobs(List.of(), result.blobGarbage(), List.of());
-      return new Outcome(edit, compaction, result.files(), compaction.inputBytes(),
-          result.bytesWritten(), result.entriesIn(), result.entriesDropped(), false,
+      VersionEdit edit =
+          VersionEdit.of(added, removed).withBlobs(List.of(), result.blobGarbage(), List.of());
+      return new Outcome(
+          edit,
+          compaction,
+          result.files(),
+          compaction.inputBytes(),
+          result.bytesWritten(),
+          result.entriesIn(),
+          result.entriesDropped(),
+          false,
           result.blobGarbage());
     } finally {
       for (TableReader r : readers) {

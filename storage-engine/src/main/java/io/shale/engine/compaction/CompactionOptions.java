@@ -13,12 +13,17 @@ package io.shale.engine.compaction;
  * @param threads background compaction threads (1: the seed's lesson is that compaction is
  *     disk-bound, and more threads made its tail worse)
  */
-public record CompactionOptions(int level0FileNumCompactionTrigger, int levelMultiplier,
-    long maxBytesForLevelBase, long targetFileSizeBytes, int numLevels, int threads,
+public record CompactionOptions(
+    int level0FileNumCompactionTrigger,
+    int levelMultiplier,
+    long maxBytesForLevelBase,
+    long targetFileSizeBytes,
+    int numLevels,
+    int threads,
     CompactionScore score) {
 
-  public static final CompactionOptions DEFAULT = new CompactionOptions(4, 10, 256L << 20,
-      64L << 20, 7, 1, CompactionScore.SEED);
+  public static final CompactionOptions DEFAULT =
+      new CompactionOptions(4, 10, 256L << 20, 64L << 20, 7, 1, CompactionScore.SEED);
 
   public CompactionOptions {
     range("level0_file_num_compaction_trigger", level0FileNumCompactionTrigger, 1, 1000);
@@ -31,8 +36,8 @@ public record CompactionOptions(int level0FileNumCompactionTrigger, int levelMul
 
   private static void range(String key, long v, long min, long max) {
     if (v < min || v > max) {
-      throw new IllegalArgumentException("lsm.compaction." + key + " must be in [" + min + ", "
-          + max + "], got " + v);
+      throw new IllegalArgumentException(
+          "lsm.compaction." + key + " must be in [" + min + ", " + max + "], got " + v);
     }
   }
 
@@ -51,7 +56,13 @@ public record CompactionOptions(int level0FileNumCompactionTrigger, int levelMul
   }
 
   public CompactionOptions withScore(CompactionScore s) {
-    return new CompactionOptions(level0FileNumCompactionTrigger, levelMultiplier,
-        maxBytesForLevelBase, targetFileSizeBytes, numLevels, threads, s);
+    return new CompactionOptions(
+        level0FileNumCompactionTrigger,
+        levelMultiplier,
+        maxBytesForLevelBase,
+        targetFileSizeBytes,
+        numLevels,
+        threads,
+        s);
   }
 }

@@ -13,23 +13,24 @@ import java.util.Set;
  * highest-scoring one whose inputs are free is taken.
  *
  * <p>The seed's score says which file is most worth compacting, not what compacting it costs. A
- * small file of a sparse level can overlap far more of the next level than the level multiplier
- * (a level-1 file holding 1 MiB of keys spread over the whole key space overlaps all of level 2):
- * on the seed benchmark such compactions wrote 33x to 128x their input, and two thirds of all
- * compaction bytes were tombstone-triggered ones of that kind. So within a level each file's
- * score is scaled by its cost relative to the level's cheapest file: (1 + overlap / size) of the
- * cheapest over its own. The seed's factors still decide between files of similar cost (a file
- * with 40% tombstones, factor 2.2, goes first unless it costs more than 2.2 times the cheapest),
- * and the level's size pressure still decides between levels (RocksDB picks the level by
- * pressure, then the file by overlap ratio alone).
+ * small file of a sparse level can overlap far more of the next level than the level multiplier (a
+ * level-1 file holding 1 MiB of keys spread over the whole key space overlaps all of level 2): on
+ * the seed benchmark such compactions wrote 33x to 128x their input, and two thirds of all
+ * compaction bytes were tombstone-triggered ones of that kind. So within a level each file's score
+ * is scaled by its cost relative to the level's cheapest file: (1 + overlap / size) of the cheapest
+ * over its own. The seed's factors still decide between files of similar cost (a file with 40%
+ * tombstones, factor 2.2, goes first unless it costs more than 2.2 times the cheapest), and the
+ * level's size pressure still decides between levels (RocksDB picks the level by pressure, then the
+ * file by overlap ratio alone).
  *
  * <p>A file that only its tombstones make eligible (its level is under target) is compacted only
  * where that pays: when the compaction drops them, i.e. its output level is the last one holding
  * keys of its range, and when it rewrites at most {@code level_multiplier} times its size there.
  * Moving tombstones one level down drops nothing; on the seed benchmark such compactions were more
  * than half of all compaction bytes. Higher up, the tombstone factor still orders the files of a
- * level that is over target, so the densest go down first. Level 0 is one candidate (its files overlap,
- * so they are compacted together). Stateless and thread-safe; the caller passes what is running.
+ * level that is over target, so the densest go down first. Level 0 is one candidate (its files
+ * overlap, so they are compacted together). Stateless and thread-safe; the caller passes what is
+ * running.
  */
 public final class CompactionPicker {
   private final CompactionOptions options;
@@ -39,8 +40,8 @@ public final class CompactionPicker {
   }
 
   /** A scored candidate: a file of {@code level} (or all of level 0, {@code file == null}). */
-  public record Candidate(int level, FileMetadata file, double sizePressure, double score,
-      CompactionReason reason) {}
+  public record Candidate(
+      int level, FileMetadata file, double sizePressure, double score, CompactionReason reason) {}
 
   /** Size pressure of a level: file count / trigger on level 0, bytes / target below. */
   public double sizePressure(Version v, int level) {
@@ -88,12 +89,21 @@ public final class CompactionPicker {
       for (int i = 0; i < files.size(); i++) {
         FileMetadata f = files.get(i);
         long normal = f.size() * options.levelMultiplier();
-        if (pressure < 1.0 && (pressure * s.tombstoneFactor(f.properties().tombstoneRatio()) < 1.0
-            || overlap[i] > normal || !isBottommost(v, level + 1, f))) {
+        if (pressure < 1.0
+            && (pressure * s.tombstoneFactor(f.properties().tombstoneRatio()) < 1.0
+                || overlap[i] > normal
+                || !isBottommost(v, level + 1, f))) {
           continue; // at most eligible for its tombstones, and not worth it (see above)
         }
         double cost = cheapest / writtenPerByteMoved(f, overlap[i]);
-        add(out, level, f, pressure, f.properties().tombstoneRatio(), f.ageDays(nowMillis), s,
+        add(
+            out,
+            level,
+            f,
+            pressure,
+            f.properties().tombstoneRatio(),
+            f.ageDays(nowMillis),
+            s,
             cost);
       }
     }
@@ -116,8 +126,8 @@ public final class CompactionPicker {
   }
 
   /**
-   * For each file of a level (sorted, disjoint), the bytes of {@code next} (the next level) its
-   * key range overlaps: one merge-like pass over both levels.
+   * For each file of a level (sorted, disjoint), the bytes of {@code next} (the next level) its key
+   * range overlaps: one merge-like pass over both levels.
    */
   static long[] overlapBytes(List<FileMetadata> files, List<FileMetadata> next) {
     long[] out = new long[files.size()];
@@ -127,15 +137,24 @@ public final class CompactionPicker {
       while (j < next.size() && Keys.compare(next.get(j).largestKey(), f.smallestKey()) < 0) {
         j++;
       }
-      for (int k = j; k < next.size() && Keys.compare(next.get(k).smallestKey(), f.largestKey()) <= 0; k++) {
+      for (int k = j;
+          k < next.size() && Keys.compare(next.get(k).smallestKey(), f.largestKey()) <= 0;
+          k++) {
         out[i] += next.get(k).size();
       }
     }
     return out;
   }
 
-  private static void add(List<Candidate> out, int level, FileMetadata f, double pressure,
-      double tombstoneRatio, double ageDays, CompactionScore s, double cost) {
+  private static void add(
+      List<Candidate> out,
+      int level,
+      FileMetadata f,
+      double pressure,
+      double tombstoneRatio,
+      double ageDays,
+      CompactionScore s,
+      double cost) {
     if (pressure <= 0) {
       return;
     }
@@ -144,8 +163,9 @@ public final class CompactionPicker {
       return;
     }
     CompactionReason reason = pressure >= 1.0 ? CompactionReason.SIZE : CompactionReason.TOMBSTONES;
-    out.add(new Candidate(level, f, pressure, s.score(pressure, tombstoneRatio, ageDays) * cost,
-        reason));
+    out.add(
+        new Candidate(
+            level, f, pressure, s.score(pressure, tombstoneRatio, ageDays) * cost, reason));
   }
 
   /**
@@ -154,8 +174,13 @@ public final class CompactionPicker {
    */
   public Compaction pick(Version v, Set<Long> busyFiles, List<Compaction> running, long nowMillis) {
     for (Candidate c : candidates(v, nowMillis)) {
-      Compaction comp = expand(v, c.level(), c.file() == null ? v.files(0) : List.of(c.file()),
-          c.score(), c.reason());
+      Compaction comp =
+          expand(
+              v,
+              c.level(),
+              c.file() == null ? v.files(0) : List.of(c.file()),
+              c.score(),
+              c.reason());
       if (comp != null && isFree(comp, busyFiles, running)) {
         return comp;
       }
@@ -175,8 +200,8 @@ public final class CompactionPicker {
     return expand(v, level, level == 0 ? v.files(0) : in, 0, CompactionReason.MANUAL);
   }
 
-  private Compaction expand(Version v, int level, List<FileMetadata> inputs, double score,
-      CompactionReason reason) {
+  private Compaction expand(
+      Version v, int level, List<FileMetadata> inputs, double score, CompactionReason reason) {
     if (inputs.isEmpty()) {
       return null;
     }
@@ -199,7 +224,8 @@ public final class CompactionPicker {
     byte[] lo = c.smallestKey();
     byte[] hi = c.largestKey();
     for (Compaction r : running) {
-      if (r.outputLevel() == c.outputLevel() && Keys.compare(lo, r.largestKey()) <= 0
+      if (r.outputLevel() == c.outputLevel()
+          && Keys.compare(lo, r.largestKey()) <= 0
           && Keys.compare(r.smallestKey(), hi) <= 0) {
         return false;
       }

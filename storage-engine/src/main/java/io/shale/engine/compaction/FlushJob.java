@@ -19,16 +19,16 @@ import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 
 /**
- * Writes one sealed memtable to level-0 tables (and, with blob separation, its large values to
- * blob files), synced with their directory, and returns the version edit that lists them. The
- * edit carries the memtable's highest index, so files and persisted index become durable together
- * when the edit is logged. An empty memtable yields an edit with no files that only advances the
- * index. On failure no file of the job is referenced by any version.
+ * Writes one sealed memtable to level-0 tables (and, with blob separation, its large values to blob
+ * files), synced with their directory, and returns the version edit that lists them. The edit
+ * carries the memtable's highest index, so files and persisted index become durable together when
+ * the edit is logged. An empty memtable yields an edit with no files that only advances the index.
+ * On failure no file of the job is referenced by any version.
  */
 public final class FlushJob {
   /** The edit to log, the files it adds and their bytes on disk. */
-  public record Outcome(VersionEdit edit, List<FileMetadata> tables, List<BlobFileMeta> blobs,
-      long bytes) {}
+  public record Outcome(
+      VersionEdit edit, List<FileMetadata> tables, List<BlobFileMeta> blobs, long bytes) {}
 
   private final Path dir;
   private final TableWriteOptions table;
@@ -37,9 +37,16 @@ public final class FlushJob {
   private final LongSupplier newFileNumber;
   private final LongConsumer writeCharge;
 
-  /** @param writeCharge told the size of everything written (the I/O budget's accounting) */
-  public FlushJob(Path dir, TableWriteOptions table, BloomPolicy bloom, BlobOptions blob,
-      LongSupplier newFileNumber, LongConsumer writeCharge) {
+  /**
+   * @param writeCharge told the size of everything written (the I/O budget's accounting)
+   */
+  public FlushJob(
+      Path dir,
+      TableWriteOptions table,
+      BloomPolicy bloom,
+      BlobOptions blob,
+      LongSupplier newFileNumber,
+      LongConsumer writeCharge) {
     this.dir = dir;
     this.table = table;
     this.bloom = bloom;
@@ -53,12 +60,19 @@ public final class FlushJob {
     List<BlobFileMeta> blobs = List.of();
     long bytes = 0;
     if (!m.isEmpty()) {
-      TableOutput out = new TableOutput(newFileNumber, n -> FileNames.table(dir, n),
-          table, 0, bloom.bitsPerKey(0), Long.MAX_VALUE, writeCharge);
-      BlobSeparation separation = blob.enabled()
-          ? new BlobSeparation(blob, newFileNumber, n -> FileNames.blob(dir, n),
-              writeCharge)
-          : null;
+      TableOutput out =
+          new TableOutput(
+              newFileNumber,
+              n -> FileNames.table(dir, n),
+              table,
+              0,
+              bloom.bitsPerKey(0),
+              Long.MAX_VALUE,
+              writeCharge);
+      BlobSeparation separation =
+          blob.enabled()
+              ? new BlobSeparation(blob, newFileNumber, n -> FileNames.blob(dir, n), writeCharge)
+              : null;
       TableOutput.Result r;
       try (InternalIterator it = m.iterator(Direction.FORWARD)) {
         r = out.write(it, k -> false, separation, () -> false);
@@ -80,8 +94,9 @@ public final class FlushJob {
     }
     List<VersionEdit.Added> added = new ArrayList<>();
     tables.forEach(f -> added.add(new VersionEdit.Added(0, f)));
-    VersionEdit edit = new VersionEdit(added, List.of(), m.largestSequence(), -1)
-        .withBlobs(blobs, List.of(), List.of());
+    VersionEdit edit =
+        new VersionEdit(added, List.of(), m.largestSequence(), -1)
+            .withBlobs(blobs, List.of(), List.of());
     return new Outcome(edit, List.copyOf(tables), blobs, bytes);
   }
 }

@@ -5,5 +5,5 @@ import io.shale.engine.bloom.BloomPolicy;
 import io.shale.engine.sstable.TableWriteOptions;
 
 /** The engine options background jobs write files by (a slice of {@code EngineOptions}). */
-public record JobOptions(TableWriteOptions table, BloomPolicy bloom, BlobOptions blob,
-    CompactionOptions compaction) {}
+public record JobOptions(
+    TableWriteOptions table, BloomPolicy bloom, BlobOptions blob, CompactionOptions compaction) {}

@@ -3,20 +3,22 @@ package io.shale.engine.compaction;
 import io.shale.engine.version.Version;
 
 /**
- * An estimate of the bytes compaction must still rewrite to bring every level under its target,
- * the signal of {@code soft/hard_pending_compaction_bytes_limit}.
+ * An estimate of the bytes compaction must still rewrite to bring every level under its target, the
+ * signal of {@code soft/hard_pending_compaction_bytes_limit}.
  *
  * <p>How it is computed, level by level from the top:
+ *
  * <ul>
  *   <li>Level 0, when it holds at least the compaction trigger's number of files: all of level 0
  *       plus all of level 1 (a level-0 compaction merges its files with the level-1 files they
- *       overlap, and level-0 files usually span the key space). Level 0's bytes then count as
- *       moved into level 1.</li>
+ *       overlap, and level-0 files usually span the key space). Level 0's bytes then count as moved
+ *       into level 1.
  *   <li>Level L >= 1 whose size S (including what the levels above will push into it) exceeds its
  *       target T: the excess E = S - T moves to level L+1, and merging it rewrites E itself plus
- *       the part of level L+1 it overlaps, estimated as E * size(L+1) / S. So the level adds
- *       {@code E * (1 + size(L+1) / S)}, and E is carried into level L+1's size.</li>
+ *       the part of level L+1 it overlaps, estimated as E * size(L+1) / S. So the level adds {@code
+ *       E * (1 + size(L+1) / S)}, and E is carried into level L+1's size.
  * </ul>
+ *
  * The last level never moves down. The estimate uses only file sizes, so it is cheap enough to
  * recompute after every flush and compaction.
  */

@@ -25,15 +25,15 @@ import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
 /**
- * Writes a sorted stream of versions into new tables of one level: keeps only the newest version
- * of each key, drops tombstones that {@code canDropTombstone} allows, and cuts a new file at the
- * first key boundary after {@code targetFileSize} bytes (so a key never spans two files of a
- * level). Used by flushes, compactions and blob GC alike.
+ * Writes a sorted stream of versions into new tables of one level: keeps only the newest version of
+ * each key, drops tombstones that {@code canDropTombstone} allows, and cuts a new file at the first
+ * key boundary after {@code targetFileSize} bytes (so a key never spans two files of a level). Used
+ * by flushes, compactions and blob GC alike.
  *
  * <p>Every blob pointer it drops (an older version, or a version under a dropped tombstone) is
  * counted as garbage of its blob file: this is how the engine knows each blob file's dead bytes
- * exactly. A {@link ValueRewriter} may replace values on the way (blob separation at flush,
- * blob relocation in GC).
+ * exactly. A {@link ValueRewriter} may replace values on the way (blob separation at flush, blob
+ * relocation in GC).
  */
 public final class TableOutput {
   private final LongSupplier newFileNumber;
@@ -59,8 +59,13 @@ public final class TableOutput {
   /** An entry's new kind and value. */
   public record Rewritten(ValueKind kind, byte[] value) {}
 
-  public TableOutput(LongSupplier newFileNumber, LongFunction<Path> pathOf,
-      TableWriteOptions tableOptions, int level, int bloomBitsPerKey, long targetFileSize,
+  public TableOutput(
+      LongSupplier newFileNumber,
+      LongFunction<Path> pathOf,
+      TableWriteOptions tableOptions,
+      int level,
+      int bloomBitsPerKey,
+      long targetFileSize,
       LongConsumer ioCharge) {
     this.newFileNumber = newFileNumber;
     this.pathOf = pathOf;
@@ -80,8 +85,12 @@ public final class TableOutput {
    *
    * @param blobGarbage dead bytes found in existing blob files, by file
    */
-  public record Result(List<FileMetadata> files, long entriesIn, long entriesDropped,
-      long bytesWritten, List<VersionEdit.BlobGarbage> blobGarbage) {}
+  public record Result(
+      List<FileMetadata> files,
+      long entriesIn,
+      long entriesDropped,
+      long bytesWritten,
+      List<VersionEdit.BlobGarbage> blobGarbage) {}
 
   /**
    * Drain {@code source} (positioned by this method) into tables. On any failure every file this
@@ -89,21 +98,29 @@ public final class TableOutput {
    *
    * @param rewriter null to copy values as they are; its files are the caller's to finish or
    *     abandon
-   * @param stop polled between keys; when it returns true the write is abandoned with an
-   *     {@link IOException}
+   * @param stop polled between keys; when it returns true the write is abandoned with an {@link
+   *     IOException}
    */
-  public Result write(InternalIterator source, Predicate<byte[]> canDropTombstone,
-      ValueRewriter rewriter, BooleanSupplier stop) throws IOException {
+  public Result write(
+      InternalIterator source,
+      Predicate<byte[]> canDropTombstone,
+      ValueRewriter rewriter,
+      BooleanSupplier stop)
+      throws IOException {
     return write(source, canDropTombstone, rewriter, stop, key -> false);
   }
 
   /**
-   * As {@link #write(InternalIterator, Predicate, ValueRewriter, BooleanSupplier)}, also cutting
-   * a new file before every key written for which {@code cutBefore} is true (it sees each written
-   * key once, in order; see {@link GrandparentBoundary}).
+   * As {@link #write(InternalIterator, Predicate, ValueRewriter, BooleanSupplier)}, also cutting a
+   * new file before every key written for which {@code cutBefore} is true (it sees each written key
+   * once, in order; see {@link GrandparentBoundary}).
    */
-  public Result write(InternalIterator source, Predicate<byte[]> canDropTombstone,
-      ValueRewriter rewriter, BooleanSupplier stop, Predicate<byte[]> cutBefore)
+  public Result write(
+      InternalIterator source,
+      Predicate<byte[]> canDropTombstone,
+      ValueRewriter rewriter,
+      BooleanSupplier stop,
+      Predicate<byte[]> cutBefore)
       throws IOException {
     List<FileMetadata> done = new ArrayList<>();
     Map<Long, long[]> garbage = new TreeMap<>();
@@ -150,8 +167,9 @@ public final class TableOutput {
         }
         if (builder == null) {
           long number = newFileNumber.getAsLong();
-          builder = new TableBuilder(pathOf.apply(number), tableOptions, level, bloomBitsPerKey,
-              ioCharge);
+          builder =
+              new TableBuilder(
+                  pathOf.apply(number), tableOptions, level, bloomBitsPerKey, ioCharge);
         }
         builder.add(key, source.sequence(), kind, value);
         source.next();
@@ -176,8 +194,8 @@ public final class TableOutput {
     }
   }
 
-  private static void countGarbage(Map<Long, long[]> garbage, ValueKind kind,
-      InternalIterator source) {
+  private static void countGarbage(
+      Map<Long, long[]> garbage, ValueKind kind, InternalIterator source) {
     if (kind == ValueKind.BLOB_POINTER) {
       BlobPointer p = BlobPointer.decode(source.value());
       long[] g = garbage.computeIfAbsent(p.fileNumber(), n -> new long[2]);

@@ -1,7 +1,7 @@
 /**
  * Leveled compaction: what to compact next ({@link io.shale.engine.compaction.CompactionPicker},
- * ordered by {@link io.shale.engine.compaction.CompactionScore}) and doing it
- * ({@link io.shale.engine.compaction.CompactionJob}).
+ * ordered by {@link io.shale.engine.compaction.CompactionScore}) and doing it ({@link
+ * io.shale.engine.compaction.CompactionJob}).
  *
  * <p>Design note: snapshots and iterators pin whole versions (their files stay on disk until they
  * close), so compaction never has to keep an old version of a key for a reader. It keeps exactly

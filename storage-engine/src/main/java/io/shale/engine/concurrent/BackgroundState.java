@@ -3,8 +3,8 @@ package io.shale.engine.concurrent;
 import java.io.IOException;
 
 /**
- * Whether an engine's background work (flushes, compactions, blob GC) may go on: it stops for
- * good when the engine starts closing or when a job fails. The first failure is kept; after it the
+ * Whether an engine's background work (flushes, compactions, blob GC) may go on: it stops for good
+ * when the engine starts closing or when a job fails. The first failure is kept; after it the
  * engine accepts no writes (its memtables could never be flushed), while reads go on.
  *
  * <p>Thread-safe. {@code onChange} runs after every change, so that writers waiting for a flush

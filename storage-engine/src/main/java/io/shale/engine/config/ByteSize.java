@@ -16,6 +16,7 @@ import java.util.regex.Pattern;
  */
 public final class ByteSize {
   private static final Pattern SIZE = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*([A-Za-z]*)");
+
   /** Largest first, so {@link #format} picks the biggest unit that fits. */
   private static final List<String> UNITS = List.of("TiB", "GiB", "MiB", "KiB", "B");
 
@@ -36,18 +37,20 @@ public final class ByteSize {
     if (!UNITS.contains(unit)) {
       throw unparseable(key, text);
     }
-    BigDecimal bytes = new BigDecimal(m.group(1)).multiply(BigDecimal.valueOf(bytesPer(unit)))
-        .setScale(0, RoundingMode.FLOOR);
+    BigDecimal bytes =
+        new BigDecimal(m.group(1))
+            .multiply(BigDecimal.valueOf(bytesPer(unit)))
+            .setScale(0, RoundingMode.FLOOR);
     if (bytes.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
-      throw new IllegalArgumentException(key + ": size \"" + text + "\" is too large (at most "
-          + Long.MAX_VALUE + " bytes)");
+      throw new IllegalArgumentException(
+          key + ": size \"" + text + "\" is too large (at most " + Long.MAX_VALUE + " bytes)");
     }
     return bytes.longValueExact();
   }
 
   /**
-   * The largest unit in which {@code bytes} is exact with at most two decimals, so that
-   * {@code parse(format(n)) == n} always holds: 64MiB, 1.5GiB, 4KiB, 4097B.
+   * The largest unit in which {@code bytes} is exact with at most two decimals, so that {@code
+   * parse(format(n)) == n} always holds: 64MiB, 1.5GiB, 4KiB, 4097B.
    */
   public static String format(long bytes) {
     BigDecimal n = BigDecimal.valueOf(bytes);
@@ -71,7 +74,7 @@ public final class ByteSize {
 
   private static IllegalArgumentException unparseable(String key, String text) {
     String shown = text == null ? "null" : "\"" + text + "\"";
-    return new IllegalArgumentException(key + ": cannot parse " + shown
-        + " as a size (examples: 4096, 64KiB, 64MiB, 1.5GiB)");
+    return new IllegalArgumentException(
+        key + ": cannot parse " + shown + " as a size (examples: 4096, 64KiB, 64MiB, 1.5GiB)");
   }
 }

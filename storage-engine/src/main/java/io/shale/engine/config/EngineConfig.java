@@ -1,18 +1,18 @@
 package io.shale.engine.config;
 
 import io.shale.engine.EngineOptions;
+import io.shale.engine.blob.BlobOptions;
 import io.shale.engine.bloom.BloomPolicy;
 import io.shale.engine.compaction.CompactionOptions;
 import io.shale.engine.compaction.CompactionScore;
-import io.shale.engine.sstable.Compression;
-import io.shale.engine.sstable.TableWriteOptions;
-import io.shale.engine.blob.BlobOptions;
 import io.shale.engine.pressure.IoBudgetOptions;
 import io.shale.engine.pressure.WritePressureOptions;
+import io.shale.engine.sstable.Compression;
+import io.shale.engine.sstable.TableWriteOptions;
 import java.io.IOException;
-import java.time.Duration;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -27,38 +27,61 @@ import org.tomlj.TomlTable;
  * leaves out keep their {@link EngineOptions#defaults()} value.
  *
  * <p>The file is shared with the server, so top-level tables other than {@code [lsm]} are left
- * alone. Inside {@code [lsm]} every key must be known: a misspelled key would otherwise be
- * ignored and the engine would quietly run with a default its operator thinks they changed.
+ * alone. Inside {@code [lsm]} every key must be known: a misspelled key would otherwise be ignored
+ * and the engine would quietly run with a default its operator thinks they changed.
  *
  * <p>Every problem is an {@link IllegalArgumentException} whose message names the full dotted key
  * (or the line and column, for TOML syntax errors), so it can be shown to the operator as is.
  */
 public final class EngineConfig {
-  private static final List<String> LSM_KEYS = List.of("memtable_size",
-      "block_cache_size", "max_open_files", "mmap_reads", "block_size",
-      "block_restart_interval", "compression");
-  private static final List<String> LSM_TABLES = List.of("bloom", "compaction", "blob",
-      "write_pressure");
-  private static final List<String> BLOB_KEYS = List.of("enabled", "min_value_size_bytes",
-      "gc_threshold_ratio", "file_size", "scan_readahead_size");
-  private static final List<String> WRITE_PRESSURE_KEYS = List.of("enabled",
-      "level0_slowdown_writes_trigger", "level0_stop_writes_trigger",
-      "soft_pending_compaction_bytes_limit", "hard_pending_compaction_bytes_limit",
-      "max_immutable_memtables", "max_delay");
+  private static final List<String> LSM_KEYS =
+      List.of(
+          "memtable_size",
+          "block_cache_size",
+          "max_open_files",
+          "mmap_reads",
+          "block_size",
+          "block_restart_interval",
+          "compression");
+  private static final List<String> LSM_TABLES =
+      List.of("bloom", "compaction", "blob", "write_pressure");
+  private static final List<String> BLOB_KEYS =
+      List.of(
+          "enabled",
+          "min_value_size_bytes",
+          "gc_threshold_ratio",
+          "file_size",
+          "scan_readahead_size");
+  private static final List<String> WRITE_PRESSURE_KEYS =
+      List.of(
+          "enabled",
+          "level0_slowdown_writes_trigger",
+          "level0_stop_writes_trigger",
+          "soft_pending_compaction_bytes_limit",
+          "hard_pending_compaction_bytes_limit",
+          "max_immutable_memtables",
+          "max_delay");
   private static final List<String> BUDGET_KEYS = List.of("rate", "windows");
-  private static final List<String> BLOOM_KEYS = List.of("level_0", "level_1", "level_2",
-      "default");
-  private static final List<String> COMPACTION_KEYS = List.of(
-      "level0_file_num_compaction_trigger", "level_multiplier", "max_bytes_for_level_base",
-      "target_file_size_base", "num_levels", "threads", "tombstone_weight", "age_weight",
-      "age_cap_days");
+  private static final List<String> BLOOM_KEYS =
+      List.of("level_0", "level_1", "level_2", "default");
+  private static final List<String> COMPACTION_KEYS =
+      List.of(
+          "level0_file_num_compaction_trigger",
+          "level_multiplier",
+          "max_bytes_for_level_base",
+          "target_file_size_base",
+          "num_levels",
+          "threads",
+          "tombstone_weight",
+          "age_weight",
+          "age_cap_days");
   private static final int MAX_REPORTED_SYNTAX_ERRORS = 5;
 
   private EngineConfig() {}
 
   /**
-   * Reads and parses {@code file}. One exception type covers both "cannot read" and "bad
-   * contents" because a caller at startup handles them the same way: print and refuse to start.
+   * Reads and parses {@code file}. One exception type covers both "cannot read" and "bad contents"
+   * because a caller at startup handles them the same way: print and refuse to start.
    *
    * @throws IllegalArgumentException if the file cannot be read or is not a valid configuration;
    *     the message starts with the file's path
@@ -80,8 +103,8 @@ public final class EngineConfig {
   /**
    * Parses TOML text.
    *
-   * @throws IllegalArgumentException on a syntax error, an unknown key or table inside
-   *     {@code [lsm]}, a value of the wrong type, or a value out of range
+   * @throws IllegalArgumentException on a syntax error, an unknown key or table inside {@code
+   *     [lsm]}, a value of the wrong type, or a value out of range
    */
   public static EngineOptions parse(String tomlText) {
     TomlParseResult toml = Toml.parse(tomlText);
@@ -90,8 +113,7 @@ public final class EngineConfig {
     }
     // Unknown keys are checked in every table before any value is read: a misspelled key is
     // the more likely root cause than whatever else looks wrong.
-    Section lsm = new Section(List.of("lsm"), table(toml, List.of(), "lsm"), LSM_KEYS,
-        LSM_TABLES);
+    Section lsm = new Section(List.of("lsm"), table(toml, List.of(), "lsm"), LSM_KEYS, LSM_TABLES);
     Section bloom = lsm.child("bloom", BLOOM_KEYS, List.of());
     Section compaction = lsm.child("compaction", COMPACTION_KEYS, List.of("budget"));
     Section blob = lsm.child("blob", BLOB_KEYS, List.of());
@@ -99,63 +121,78 @@ public final class EngineConfig {
     Section budget = compaction.child("budget", BUDGET_KEYS, List.of());
 
     EngineOptions d = EngineOptions.defaults();
-    TableWriteOptions table = new TableWriteOptions(
-        lsm.intSize("block_size", d.table().blockSize()),
-        lsm.integer("block_restart_interval", d.table().restartInterval()),
-        lsm.compression("compression", d.table().compression()));
+    TableWriteOptions table =
+        new TableWriteOptions(
+            lsm.intSize("block_size", d.table().blockSize()),
+            lsm.integer("block_restart_interval", d.table().restartInterval()),
+            lsm.compression("compression", d.table().compression()));
     BloomPolicy b = d.bloom();
-    BloomPolicy bloomPolicy = new BloomPolicy(
-        bloom.integer("level_0", b.level0()),
-        bloom.integer("level_1", b.level1()),
-        bloom.integer("level_2", b.level2()),
-        bloom.integer("default", b.deeper()));
+    BloomPolicy bloomPolicy =
+        new BloomPolicy(
+            bloom.integer("level_0", b.level0()),
+            bloom.integer("level_1", b.level1()),
+            bloom.integer("level_2", b.level2()),
+            bloom.integer("default", b.deeper()));
     CompactionOptions c = d.compaction();
     CompactionScore s = c.score();
-    CompactionOptions compactionOptions = new CompactionOptions(
-        compaction.integer("level0_file_num_compaction_trigger",
-            c.level0FileNumCompactionTrigger()),
-        compaction.integer("level_multiplier", c.levelMultiplier()),
-        compaction.size("max_bytes_for_level_base", c.maxBytesForLevelBase()),
-        compaction.size("target_file_size_base", c.targetFileSizeBytes()),
-        compaction.integer("num_levels", c.numLevels()),
-        compaction.integer("threads", c.threads()),
-        new CompactionScore(
-            compaction.number("tombstone_weight", s.tombstoneWeight()),
-            compaction.number("age_weight", s.ageWeight()),
-            compaction.number("age_cap_days", s.ageCapDays())));
+    CompactionOptions compactionOptions =
+        new CompactionOptions(
+            compaction.integer(
+                "level0_file_num_compaction_trigger", c.level0FileNumCompactionTrigger()),
+            compaction.integer("level_multiplier", c.levelMultiplier()),
+            compaction.size("max_bytes_for_level_base", c.maxBytesForLevelBase()),
+            compaction.size("target_file_size_base", c.targetFileSizeBytes()),
+            compaction.integer("num_levels", c.numLevels()),
+            compaction.integer("threads", c.threads()),
+            new CompactionScore(
+                compaction.number("tombstone_weight", s.tombstoneWeight()),
+                compaction.number("age_weight", s.ageWeight()),
+                compaction.number("age_cap_days", s.ageCapDays())));
     BlobOptions bl = d.blob();
-    BlobOptions blobOptions = new BlobOptions(
-        blob.bool("enabled", bl.enabled()),
-        blob.integer("min_value_size_bytes", bl.minValueSizeBytes()),
-        blob.number("gc_threshold_ratio", bl.gcThresholdRatio()),
-        blob.size("file_size", bl.fileSizeBytes()),
-        blob.intSize("scan_readahead_size", bl.scanReadaheadBytes()));
+    BlobOptions blobOptions =
+        new BlobOptions(
+            blob.bool("enabled", bl.enabled()),
+            blob.integer("min_value_size_bytes", bl.minValueSizeBytes()),
+            blob.number("gc_threshold_ratio", bl.gcThresholdRatio()),
+            blob.size("file_size", bl.fileSizeBytes()),
+            blob.intSize("scan_readahead_size", bl.scanReadaheadBytes()));
     WritePressureOptions w = d.writePressure();
-    WritePressureOptions pressureOptions = new WritePressureOptions(
-        pressure.bool("enabled", w.enabled()),
-        pressure.integer("level0_slowdown_writes_trigger", w.level0SlowdownWritesTrigger()),
-        pressure.integer("level0_stop_writes_trigger", w.level0StopWritesTrigger()),
-        pressure.size("soft_pending_compaction_bytes_limit", w.softPendingCompactionBytesLimit()),
-        pressure.size("hard_pending_compaction_bytes_limit", w.hardPendingCompactionBytesLimit()),
-        pressure.integer("max_immutable_memtables", w.maxImmutableMemtables()),
-        pressure.duration("max_delay", w.maxDelay()));
-    IoBudgetOptions budgetOptions = new IoBudgetOptions(
-        budget.rate("rate", d.budget().bytesPerSecond()), budget.windows("windows"));
+    WritePressureOptions pressureOptions =
+        new WritePressureOptions(
+            pressure.bool("enabled", w.enabled()),
+            pressure.integer("level0_slowdown_writes_trigger", w.level0SlowdownWritesTrigger()),
+            pressure.integer("level0_stop_writes_trigger", w.level0StopWritesTrigger()),
+            pressure.size(
+                "soft_pending_compaction_bytes_limit", w.softPendingCompactionBytesLimit()),
+            pressure.size(
+                "hard_pending_compaction_bytes_limit", w.hardPendingCompactionBytesLimit()),
+            pressure.integer("max_immutable_memtables", w.maxImmutableMemtables()),
+            pressure.duration("max_delay", w.maxDelay()));
+    IoBudgetOptions budgetOptions =
+        new IoBudgetOptions(
+            budget.rate("rate", d.budget().bytesPerSecond()), budget.windows("windows"));
     return new EngineOptions(
         lsm.size("memtable_size", d.memtableSizeBytes()),
         lsm.size("block_cache_size", d.blockCacheBytes()),
         lsm.integer("max_open_files", d.maxOpenFiles()),
         lsm.bool("mmap_reads", d.mmapReads()),
-        table, bloomPolicy, compactionOptions, blobOptions, pressureOptions, budgetOptions);
+        table,
+        bloomPolicy,
+        compactionOptions,
+        blobOptions,
+        pressureOptions,
+        budgetOptions);
   }
 
   private static IllegalArgumentException syntaxError(List<TomlParseError> errors) {
-    String shown = errors.stream().limit(MAX_REPORTED_SYNTAX_ERRORS)
-        .map(e -> e.position() + ": " + e.getMessage())
-        .collect(Collectors.joining("; "));
+    String shown =
+        errors.stream()
+            .limit(MAX_REPORTED_SYNTAX_ERRORS)
+            .map(e -> e.position() + ": " + e.getMessage())
+            .collect(Collectors.joining("; "));
     int hidden = errors.size() - MAX_REPORTED_SYNTAX_ERRORS;
-    return new IllegalArgumentException("invalid TOML at " + shown
-        + (hidden > 0 ? " (and " + hidden + " more errors)" : ""));
+    return new IllegalArgumentException(
+        "invalid TOML at " + shown + (hidden > 0 ? " (and " + hidden + " more errors)" : ""));
   }
 
   /** The table at {@code parent.name}, or null if absent. */
@@ -164,8 +201,8 @@ public final class EngineConfig {
     if (value == null || value instanceof TomlTable) {
       return (TomlTable) value;
     }
-    throw new IllegalArgumentException(dotted(parentPath, name) + " must be a table, got "
-        + describe(value));
+    throw new IllegalArgumentException(
+        dotted(parentPath, name) + " must be a table, got " + describe(value));
   }
 
   private static String dotted(List<String> path, String key) {
@@ -226,14 +263,29 @@ public final class EngineConfig {
           continue;
         }
         if (table.get(List.of(key)) instanceof TomlTable) {
-          String known = tables.isEmpty() ? "none"
-              : tables.stream().map(t -> "[" + dotted(path, t) + "]")
-                  .collect(Collectors.joining(", "));
-          throw new IllegalArgumentException("unknown configuration table ["
-              + dotted(path, key) + "] (known tables in " + here + ": " + known + ")");
+          String known =
+              tables.isEmpty()
+                  ? "none"
+                  : tables.stream()
+                      .map(t -> "[" + dotted(path, t) + "]")
+                      .collect(Collectors.joining(", "));
+          throw new IllegalArgumentException(
+              "unknown configuration table ["
+                  + dotted(path, key)
+                  + "] (known tables in "
+                  + here
+                  + ": "
+                  + known
+                  + ")");
         }
-        throw new IllegalArgumentException("unknown configuration key " + dotted(path, key)
-            + " (known keys in " + here + ": " + String.join(", ", keys) + ")");
+        throw new IllegalArgumentException(
+            "unknown configuration key "
+                + dotted(path, key)
+                + " (known keys in "
+                + here
+                + ": "
+                + String.join(", ", keys)
+                + ")");
       }
     }
 
@@ -269,8 +321,8 @@ public final class EngineConfig {
     int intSize(String key, int fallback) {
       long n = size(key, fallback);
       if (n > Integer.MAX_VALUE) {
-        throw new IllegalArgumentException(name(key) + " must be below 2GiB, got "
-            + ByteSize.format(n));
+        throw new IllegalArgumentException(
+            name(key) + " must be below 2GiB, got " + ByteSize.format(n));
       }
       return (int) n;
     }
@@ -301,8 +353,8 @@ public final class EngineConfig {
         return fallback;
       }
       if (value instanceof String text) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\s*(\\d+(?:\\.\\d+)?)\\s*(ms|s)\\s*")
-            .matcher(text);
+        java.util.regex.Matcher m =
+            java.util.regex.Pattern.compile("\\s*(\\d+(?:\\.\\d+)?)\\s*(ms|s)\\s*").matcher(text);
         if (m.matches()) {
           double n = Double.parseDouble(m.group(1));
           return Duration.ofNanos((long) (n * (m.group(2).equals("ms") ? 1e6 : 1e9)));
@@ -334,17 +386,20 @@ public final class EngineConfig {
         Object item = array.get(i);
         String where = name(key) + "[" + i + "]";
         if (!(item instanceof TomlTable t)) {
-          throw new IllegalArgumentException(where + " must be a table {start, end, rate}, got "
-              + describe(item));
+          throw new IllegalArgumentException(
+              where + " must be a table {start, end, rate}, got " + describe(item));
         }
         for (String k : t.keySet()) {
           if (!List.of("start", "end", "rate").contains(k)) {
-            throw new IllegalArgumentException("unknown configuration key " + where + "." + k
-                + " (known keys: start, end, rate)");
+            throw new IllegalArgumentException(
+                "unknown configuration key " + where + "." + k + " (known keys: start, end, rate)");
           }
         }
-        out.add(new IoBudgetOptions.Window(timeOfDay(where + ".start", t.get("start")),
-            timeOfDay(where + ".end", t.get("end")), windowRate(where + ".rate", t.get("rate"))));
+        out.add(
+            new IoBudgetOptions.Window(
+                timeOfDay(where + ".start", t.get("start")),
+                timeOfDay(where + ".end", t.get("end")),
+                windowRate(where + ".rate", t.get("rate"))));
       }
       return out;
     }
@@ -360,8 +415,10 @@ public final class EngineConfig {
           // reported below
         }
       }
-      throw new IllegalArgumentException(name + " must be a time of day such as \"08:00\", got "
-          + (value == null ? "nothing" : describe(value)));
+      throw new IllegalArgumentException(
+          name
+              + " must be a time of day such as \"08:00\", got "
+              + (value == null ? "nothing" : describe(value)));
     }
 
     private static long windowRate(String name, Object value) {
@@ -374,8 +431,11 @@ public final class EngineConfig {
       if (value instanceof Long n && n >= 0) {
         return n;
       }
-      throw new IllegalArgumentException(name + " must be a size per second such as \"32MiB\" or "
-          + "\"unlimited\", got " + describe(value));
+      throw new IllegalArgumentException(
+          name
+              + " must be a size per second such as \"32MiB\" or "
+              + "\"unlimited\", got "
+              + describe(value));
     }
 
     boolean bool(String key, boolean fallback) {
@@ -420,8 +480,8 @@ public final class EngineConfig {
     }
 
     private IllegalArgumentException typeError(String key, String expected, Object value) {
-      return new IllegalArgumentException(name(key) + " must be " + expected + ", got "
-          + describe(value));
+      return new IllegalArgumentException(
+          name(key) + " must be " + expected + ", got " + describe(value));
     }
   }
 }

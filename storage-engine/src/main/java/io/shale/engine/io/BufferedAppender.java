@@ -6,8 +6,8 @@ import java.nio.channels.FileChannel;
 import java.util.function.LongConsumer;
 
 /**
- * Appends to a new file through a fixed buffer, so that writers of tables and blob files issue
- * a few large writes instead of one per entry. Tells {@code onWrite} the size of every write it
+ * Appends to a new file through a fixed buffer, so that writers of tables and blob files issue a
+ * few large writes instead of one per entry. Tells {@code onWrite} the size of every write it
  * issues (the background I/O budget meters them). Not thread-safe; durability (fsync) stays with
  * the caller.
  */

@@ -3,8 +3,8 @@ package io.shale.engine.io;
 import java.util.Arrays;
 
 /**
- * A growable byte buffer for building blocks and records. Reused across blocks ({@link #reset})
- * so that writing a table does not allocate per entry.
+ * A growable byte buffer for building blocks and records. Reused across blocks ({@link #reset}) so
+ * that writing a table does not allocate per entry.
  */
 public final class ByteSink {
   private byte[] buf;

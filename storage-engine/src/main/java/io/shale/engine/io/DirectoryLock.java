@@ -29,8 +29,9 @@ public final class DirectoryLock implements AutoCloseable {
    */
   public static DirectoryLock acquire(Path dir, String lockFileName) throws IOException {
     Files.createDirectories(dir);
-    FileChannel channel = FileChannel.open(dir.resolve(lockFileName), StandardOpenOption.CREATE,
-        StandardOpenOption.WRITE);
+    FileChannel channel =
+        FileChannel.open(
+            dir.resolve(lockFileName), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
     FileLock lock;
     try {
       lock = channel.tryLock();

@@ -11,8 +11,8 @@ import java.nio.file.StandardOpenOption;
 
 /**
  * Durable file operations. A file is durable once its bytes are fsynced AND the directory entry
- * that names it is fsynced; every "create then publish" in the engine goes through here so that
- * no code path forgets the second half.
+ * that names it is fsynced; every "create then publish" in the engine goes through here so that no
+ * code path forgets the second half.
  */
 public final class DurableFiles {
   private DurableFiles() {}
@@ -38,8 +38,8 @@ public final class DurableFiles {
     while (buf.hasRemaining()) {
       int n = ch.read(buf, pos);
       if (n < 0) {
-        throw new CorruptionException(file, pos, "file ends before " + buf.remaining()
-            + " more expected bytes");
+        throw new CorruptionException(
+            file, pos, "file ends before " + buf.remaining() + " more expected bytes");
       }
       pos += n;
     }
@@ -51,8 +51,12 @@ public final class DurableFiles {
    */
   public static void replaceAtomically(Path target, byte[] content) throws IOException {
     Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
-    try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE,
-        StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+    try (FileChannel ch =
+        FileChannel.open(
+            tmp,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.TRUNCATE_EXISTING,
+            StandardOpenOption.WRITE)) {
       writeFully(ch, ByteBuffer.wrap(content));
       ch.force(true);
     }

@@ -14,13 +14,14 @@ import java.nio.channels.FileChannel;
  * needs no on-heap block cache whose churn the garbage collector would pay for. Why release
  * explicitly: a mapping otherwise lives until the collector finds its buffer, keeping a deleted
  * file's disk space; Java 17 offers no public unmap, so the JDK's {@code Unsafe.invokeCleaner}
- * (module {@code jdk.unsupported}) is used when present. Precondition of {@link #unmap}: no
- * thread reads the buffer afterwards (the table's reference count guarantees it); reading an
- * unmapped buffer crashes the JVM.
+ * (module {@code jdk.unsupported}) is used when present. Precondition of {@link #unmap}: no thread
+ * reads the buffer afterwards (the table's reference count guarantees it); reading an unmapped
+ * buffer crashes the JVM.
  */
 public final class MappedFiles {
   /** Files larger than this are read with positional reads instead (one mapping is <= 2 GiB). */
   public static final long MAX_MAPPED_BYTES = 1L << 30;
+
   private static final Method INVOKE_CLEANER;
   private static final Object UNSAFE;
 

@@ -3,28 +3,28 @@ package io.shale.engine.io;
 import java.io.IOException;
 
 /**
- * A read-ahead buffer for one reader that may walk files forward (a scan's table iterator, a
- * scan's blob pointers, a compaction's inputs). A read the buffer does not hold is <em>random</em>
- * unless it starts at or shortly after where the previous read of the same file ended; a random
- * read fetches exactly its own bytes. From the third sequential read in a row (as RocksDB's
- * automatic read-ahead), a read fetches a window that starts at {@code initialBytes} and doubles,
- * read after read, up to {@code maxBytes}: a short scan that reads one or two blocks of a table
- * allocates no buffer at all (with sixteen scanning threads over twenty tables, buffers opened at
- * the second read ran a 128 MiB heap out of memory).
+ * A read-ahead buffer for one reader that may walk files forward (a scan's table iterator, a scan's
+ * blob pointers, a compaction's inputs). A read the buffer does not hold is <em>random</em> unless
+ * it starts at or shortly after where the previous read of the same file ended; a random read
+ * fetches exactly its own bytes. From the third sequential read in a row (as RocksDB's automatic
+ * read-ahead), a read fetches a window that starts at {@code initialBytes} and doubles, read after
+ * read, up to {@code maxBytes}: a short scan that reads one or two blocks of a table allocates no
+ * buffer at all (with sixteen scanning threads over twenty tables, buffers opened at the second
+ * read ran a 128 MiB heap out of memory).
  *
- * <p>Why adaptive: on a data set larger than memory, reading ahead for a read that turns out to
- * be random costs a disk read of the whole window and evicts the page cache others need (a fixed
- * 256 KiB blob read-ahead made the seed benchmark's short scans read about 1 MiB each); a walk
- * that is sequential pays for a few small reads before the window is large. A {@link #fixed}
- * window treats every read as sequential (compaction, which reads whole files forward).
+ * <p>Why adaptive: on a data set larger than memory, reading ahead for a read that turns out to be
+ * random costs a disk read of the whole window and evicts the page cache others need (a fixed 256
+ * KiB blob read-ahead made the seed benchmark's short scans read about 1 MiB each); a walk that is
+ * sequential pays for a few small reads before the window is large. A {@link #fixed} window treats
+ * every read as sequential (compaction, which reads whole files forward).
  *
  * <p>Not thread-safe: one per reader.
  */
 public final class Readahead {
   /**
-   * Reads at least {@code needed} and at most {@code wanted} bytes from {@code offset} into
-   * {@code into[at, ...)} (fewer than wanted only at the end of the file) and returns how many;
-   * throws, naming the file, if the file cannot give {@code needed}.
+   * Reads at least {@code needed} and at most {@code wanted} bytes from {@code offset} into {@code
+   * into[at, ...)} (fewer than wanted only at the end of the file) and returns how many; throws,
+   * naming the file, if the file cannot give {@code needed}.
    */
   @FunctionalInterface
   public interface Source {
@@ -43,20 +43,27 @@ public final class Readahead {
   private int window;
   private int sequentialRun;
   private long reads;
+
   /** Sequential reads in a row before an adaptive window opens. */
   static final int SEQUENTIAL_READS_BEFORE_WINDOW = 2;
 
   private Readahead(int initialBytes, int maxBytes, boolean alwaysSequential) {
     if (initialBytes <= 0 || maxBytes < initialBytes) {
-      throw new IllegalArgumentException("read-ahead window must grow from a positive size, got "
-          + initialBytes + " to " + maxBytes);
+      throw new IllegalArgumentException(
+          "read-ahead window must grow from a positive size, got "
+              + initialBytes
+              + " to "
+              + maxBytes);
     }
     this.initialBytes = initialBytes;
     this.maxBytes = maxBytes;
     this.alwaysSequential = alwaysSequential;
   }
 
-  /** Exact reads until reads turn sequential, then windows from {@code initialBytes} to {@code maxBytes}. */
+  /**
+   * Exact reads until reads turn sequential, then windows from {@code initialBytes} to {@code
+   * maxBytes}.
+   */
   public static Readahead adaptive(int initialBytes, int maxBytes) {
     return new Readahead(initialBytes, maxBytes, false);
   }
@@ -72,14 +79,16 @@ public final class Readahead {
    */
   public void read(long owner, long offset, byte[] into, int at, int length, Source source)
       throws IOException {
-    if (owner == bufferOwner && offset >= bufferStart
+    if (owner == bufferOwner
+        && offset >= bufferStart
         && offset + length <= bufferStart + bufferLength) {
       System.arraycopy(buffer, (int) (offset - bufferStart), into, at, length);
       remember(owner, offset + length);
       return;
     }
-    boolean sequential = alwaysSequential
-        || (owner == lastOwner && offset >= lastEnd && offset - lastEnd <= maxBytes);
+    boolean sequential =
+        alwaysSequential
+            || (owner == lastOwner && offset >= lastEnd && offset - lastEnd <= maxBytes);
     sequentialRun = sequential ? sequentialRun + 1 : 0;
     if (!sequential || (!alwaysSequential && sequentialRun < SEQUENTIAL_READS_BEFORE_WINDOW)) {
       window = 0;

@@ -48,7 +48,8 @@ public final class RecordLog {
 
     /** Create a new log (failing if it exists) and make its header durable. */
     public static Writer create(Path file, long magic, int version) throws IOException {
-      FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+      FileChannel ch =
+          FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
       try {
         byte[] h = new byte[HEADER_SIZE];
         Varints.writeFixed64(h, 0, magic);
@@ -65,9 +66,9 @@ public final class RecordLog {
     }
 
     /**
-     * Append one record and fsync; when this returns the record survives a crash. If it fails,
-     * the partial record is cut off (best effort) and the writer refuses every later append: a
-     * record appended after a partial one would sit behind bytes a reader takes for corruption.
+     * Append one record and fsync; when this returns the record survives a crash. If it fails, the
+     * partial record is cut off (best effort) and the writer refuses every later append: a record
+     * appended after a partial one would sit behind bytes a reader takes for corruption.
      */
     public void append(byte[] payload) throws IOException {
       if (broken) {
@@ -118,8 +119,8 @@ public final class RecordLog {
     }
     int v = Varints.readFixed32(all, 8);
     if (v != version) {
-      throw new CorruptionException(file, 8, "unsupported format version " + v + " (expected "
-          + version + ")");
+      throw new CorruptionException(
+          file, 8, "unsupported format version " + v + " (expected " + version + ")");
     }
     List<byte[]> records = new ArrayList<>();
     List<Long> offsets = new ArrayList<>();

@@ -49,13 +49,21 @@ public final class Varints {
   }
 
   public static long readFixed64(byte[] b, int p) {
-    return (b[p] & 0xffL) | (b[p + 1] & 0xffL) << 8 | (b[p + 2] & 0xffL) << 16
-        | (b[p + 3] & 0xffL) << 24 | (b[p + 4] & 0xffL) << 32 | (b[p + 5] & 0xffL) << 40
-        | (b[p + 6] & 0xffL) << 48 | (b[p + 7] & 0xffL) << 56;
+    return (b[p] & 0xffL)
+        | (b[p + 1] & 0xffL) << 8
+        | (b[p + 2] & 0xffL) << 16
+        | (b[p + 3] & 0xffL) << 24
+        | (b[p + 4] & 0xffL) << 32
+        | (b[p + 5] & 0xffL) << 40
+        | (b[p + 6] & 0xffL) << 48
+        | (b[p + 7] & 0xffL) << 56;
   }
 
   public static int readFixed32(byte[] b, int p) {
-    return (b[p] & 0xff) | (b[p + 1] & 0xff) << 8 | (b[p + 2] & 0xff) << 16 | (b[p + 3] & 0xff) << 24;
+    return (b[p] & 0xff)
+        | (b[p + 1] & 0xff) << 8
+        | (b[p + 2] & 0xff) << 16
+        | (b[p + 3] & 0xff) << 24;
   }
 
   public static void writeFixed64(byte[] b, int p, long v) {

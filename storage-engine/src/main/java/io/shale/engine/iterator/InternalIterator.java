@@ -5,8 +5,8 @@ import io.shale.engine.key.ValueKind;
 /**
  * A cursor over internal entries in one {@link Direction}. Not thread-safe: one reader at a time.
  *
- * <p>{@link #seek} means "first entry at or after target" in the iterator's direction: forward,
- * the first entry whose user key is {@code >= target}; reverse, the first entry whose user key is
+ * <p>{@link #seek} means "first entry at or after target" in the iterator's direction: forward, the
+ * first entry whose user key is {@code >= target}; reverse, the first entry whose user key is
  * {@code < target} (an exclusive upper bound, which is what a reverse range scan starts from).
  * Accessors may only be called while {@link #valid()}.
  */

@@ -6,10 +6,10 @@ import java.util.List;
 import java.util.PriorityQueue;
 
 /**
- * Merges sources that each walk in the same direction into one stream in that direction. Ties go
- * to the earlier source. They are rare but real: a read state built between a flush's manifest
- * edit and its memtable's removal holds the same versions twice (memtable and table); identical
- * entries, so either is right, and readers skip the second one as an older duplicate.
+ * Merges sources that each walk in the same direction into one stream in that direction. Ties go to
+ * the earlier source. They are rare but real: a read state built between a flush's manifest edit
+ * and its memtable's removal holds the same versions twice (memtable and table); identical entries,
+ * so either is right, and readers skip the second one as an older duplicate.
  */
 public final class MergingIterator implements InternalIterator {
   private final List<InternalIterator> children;
@@ -19,12 +19,16 @@ public final class MergingIterator implements InternalIterator {
   public MergingIterator(List<InternalIterator> children, Direction direction) {
     this.children = children;
     int sign = direction == Direction.FORWARD ? 1 : -1;
-    this.heap = new PriorityQueue<>(Math.max(1, children.size()), (a, b) -> {
-      InternalIterator x = children.get(a);
-      InternalIterator y = children.get(b);
-      int c = sign * Keys.compareInternal(x.userKey(), x.sequence(), y.userKey(), y.sequence());
-      return c != 0 ? c : Integer.compare(a, b);
-    });
+    this.heap =
+        new PriorityQueue<>(
+            Math.max(1, children.size()),
+            (a, b) -> {
+              InternalIterator x = children.get(a);
+              InternalIterator y = children.get(b);
+              int c =
+                  sign * Keys.compareInternal(x.userKey(), x.sequence(), y.userKey(), y.sequence());
+              return c != 0 ? c : Integer.compare(a, b);
+            });
   }
 
   private void rebuild() {

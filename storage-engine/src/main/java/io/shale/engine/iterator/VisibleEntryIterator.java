@@ -4,10 +4,10 @@ import io.shale.engine.key.Keys;
 import io.shale.engine.key.ValueKind;
 
 /**
- * The user's view of a merged stream: for each user key in {@code [start, end)}, the newest
- * version with sequence {@code <= readSequence}, skipped if it is a tombstone; at most
- * {@code limit} keys. Forward streams meet the newest version of a key first; reverse streams meet
- * it last, so the reverse path remembers the best version while it walks the key's versions.
+ * The user's view of a merged stream: for each user key in {@code [start, end)}, the newest version
+ * with sequence {@code <= readSequence}, skipped if it is a tombstone; at most {@code limit} keys.
+ * Forward streams meet the newest version of a key first; reverse streams meet it last, so the
+ * reverse path remembers the best version while it walks the key's versions.
  */
 public final class VisibleEntryIterator implements AutoCloseable {
   private final InternalIterator source;
@@ -27,8 +27,14 @@ public final class VisibleEntryIterator implements AutoCloseable {
    * @param end exclusive upper bound, or null for none
    * @param limit maximum keys returned; {@code <= 0} means no limit
    */
-  public VisibleEntryIterator(InternalIterator source, Direction direction, byte[] start,
-      byte[] end, long readSequence, long limit, boolean keysOnly) {
+  public VisibleEntryIterator(
+      InternalIterator source,
+      Direction direction,
+      byte[] start,
+      byte[] end,
+      long readSequence,
+      long limit,
+      boolean keysOnly) {
     this.source = source;
     this.direction = direction;
     this.start = start;
@@ -74,7 +80,9 @@ public final class VisibleEntryIterator implements AutoCloseable {
       if (end != null && Keys.compare(k, end) >= 0) {
         return false;
       }
-      while (source.valid() && source.sequence() > readSequence && Keys.compare(source.userKey(), k) == 0) {
+      while (source.valid()
+          && source.sequence() > readSequence
+          && Keys.compare(source.userKey(), k) == 0) {
         source.next();
       }
       if (!source.valid() || Keys.compare(source.userKey(), k) != 0) {
@@ -124,7 +132,8 @@ public final class VisibleEntryIterator implements AutoCloseable {
 
   public byte[] key() {
     if (key == null) {
-      throw new IllegalStateException("no current entry: call next() and check that it returned true");
+      throw new IllegalStateException(
+          "no current entry: call next() and check that it returned true");
     }
     return key;
   }
@@ -140,7 +149,8 @@ public final class VisibleEntryIterator implements AutoCloseable {
       throw new IllegalStateException("this scan is keys-only; it carries no values");
     }
     if (key == null) {
-      throw new IllegalStateException("no current entry: call next() and check that it returned true");
+      throw new IllegalStateException(
+          "no current entry: call next() and check that it returned true");
     }
     return value;
   }

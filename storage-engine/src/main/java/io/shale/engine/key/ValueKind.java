@@ -22,7 +22,9 @@ public enum ValueKind {
     return code;
   }
 
-  /** @return the kind for {@code code}, or {@code null} if no kind has that code. */
+  /**
+   * @return the kind for {@code code}, or {@code null} if no kind has that code.
+   */
   public static ValueKind fromCode(int code) {
     switch (code) {
       case 0:

@@ -15,8 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * A sorted map of internal keys to entries, backed by a lock-free skiplist.
  *
  * <p>Thread-safety: one writer (the engine's write path, which serialises batches) and any number
- * of concurrent readers and iterators. A memtable becomes immutable when the engine seals it; it
- * is then only read, until its flush has been installed and no read state references it.
+ * of concurrent readers and iterators. A memtable becomes immutable when the engine seals it; it is
+ * then only read, until its flush has been installed and no read state references it.
  */
 public final class Memtable {
   /** Per-entry overhead charged against the size limit: skiplist node, key and entry objects. */
@@ -117,8 +117,10 @@ public final class Memtable {
     @Override
     public void seek(byte[] target) {
       InternalKey first = InternalKey.first(target);
-      position(direction == Direction.FORWARD ? map.tailMap(first, true)
-          : map.headMap(first, false).descendingMap());
+      position(
+          direction == Direction.FORWARD
+              ? map.tailMap(first, true)
+              : map.headMap(first, false).descendingMap());
     }
 
     @Override

@@ -14,9 +14,9 @@ import java.util.function.Consumer;
  *
  * <p>Invariants, all under the list's lock: indexes are applied in strictly increasing order; at
  * most {@code maxImmutable} sealed memtables wait for flush (a writer blocks meanwhile); the
- * published read state always lists exactly the current memtables and the current version.
- * Readers take no lock: they read the volatile state and the applied index, then re-check the
- * state (see {@link #acquire}).
+ * published read state always lists exactly the current memtables and the current version. Readers
+ * take no lock: they read the volatile state and the applied index, then re-check the state (see
+ * {@link #acquire}).
  */
 public final class MemtableList {
   /** Called back by the list; runs under the list's lock. */
@@ -44,8 +44,8 @@ public final class MemtableList {
   /**
    * @param checkWritable throws when the engine accepts no writes (closed, or failed)
    */
-  public MemtableList(VersionSet versions, long memtableBytes, int maxImmutable,
-      Runnable checkWritable) {
+  public MemtableList(
+      VersionSet versions, long memtableBytes, int maxImmutable, Runnable checkWritable) {
     this.versions = versions;
     this.memtableBytes = memtableBytes;
     this.maxImmutable = maxImmutable;
@@ -82,12 +82,12 @@ public final class MemtableList {
     synchronized (lock) {
       checkWritable.run();
       if (index <= lastApplied) {
-        throw new IllegalArgumentException("index " + index + " does not increase: the last applied "
-            + "index is " + lastApplied);
+        throw new IllegalArgumentException(
+            "index " + index + " does not increase: the last applied " + "index is " + lastApplied);
       }
       if (index > Keys.MAX_SEQUENCE) {
-        throw new IllegalArgumentException("index " + index + " exceeds the maximum "
-            + Keys.MAX_SEQUENCE);
+        throw new IllegalArgumentException(
+            "index " + index + " exceeds the maximum " + Keys.MAX_SEQUENCE);
       }
       while (immutables.size() >= maxImmutable) {
         waitOnLock(100);
@@ -177,8 +177,8 @@ public final class MemtableList {
 
   /**
    * A retained read state and, in {@code sequenceOut[0]}, the index to read it at. Re-reading the
-   * state after the index proves that no memtable switch or version install happened in between,
-   * so every batch up to the index is in this state and no table in it holds a newer one.
+   * state after the index proves that no memtable switch or version install happened in between, so
+   * every batch up to the index is in this state and no table in it holds a newer one.
    */
   public ReadState acquire(long[] sequenceOut, Runnable ensureOpen) {
     while (true) {

@@ -6,10 +6,10 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * What a reader needs to see the database: the mutable memtable, the sealed ones waiting for
- * flush (newest first) and the version. Immutable; replaced whenever a memtable is sealed or a
- * version installed. Reference counted, and holds one reference to its version, so that a read
- * that started on it can finish even after newer states replaced it.
+ * What a reader needs to see the database: the mutable memtable, the sealed ones waiting for flush
+ * (newest first) and the version. Immutable; replaced whenever a memtable is sealed or a version
+ * installed. Reference counted, and holds one reference to its version, so that a read that started
+ * on it can finish even after newer states replaced it.
  */
 public final class ReadState {
   private final Memtable mutable;

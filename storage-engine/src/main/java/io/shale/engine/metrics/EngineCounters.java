@@ -9,8 +9,8 @@ import java.util.concurrent.atomic.LongAdder;
  * Every cumulative count of an engine (flushes, compactions, bytes moved, blob GC, throttling,
  * Bloom probes), recorded in one call per event. Each call updates the engine's own count, which
  * {@code Engine.stats()} reports since open, and the matching Micrometer meter, which keeps
- * counting across reopens on the same registry. Nothing else records these quantities.
- * Thread-safe; the hot-path calls (Bloom probes) are an increment each.
+ * counting across reopens on the same registry. Nothing else records these quantities. Thread-safe;
+ * the hot-path calls (Bloom probes) are an increment each.
  */
 public final class EngineCounters implements TableLookup.Probes {
   /** Key, inline-value and blob bytes. */
@@ -73,11 +73,17 @@ public final class EngineCounters implements TableLookup.Probes {
   }
 
   /**
-   * A compaction finished. A trivial move rewrites nothing, so only its count moves; otherwise
-   * the key and value bytes of its input and output files are accounted by level and reason.
+   * A compaction finished. A trivial move rewrites nothing, so only its count moves; otherwise the
+   * key and value bytes of its input and output files are accounted by level and reason.
    */
-  public void compacted(int level, String reason, boolean trivialMove, long bytesRead,
-      long bytesWritten, List<FileMetadata> inputs, List<FileMetadata> outputs) {
+  public void compacted(
+      int level,
+      String reason,
+      boolean trivialMove,
+      long bytesRead,
+      long bytesWritten,
+      List<FileMetadata> inputs,
+      List<FileMetadata> outputs) {
     compactions.increment();
     if (trivialMove) {
       trivialMoves.increment();
@@ -90,8 +96,8 @@ public final class EngineCounters implements TableLookup.Probes {
   }
 
   /** A blob GC job rewrote {@code outputs} from {@code inputs} and relocated blob bytes. */
-  public void blobGcDone(long relocatedBytes, List<FileMetadata> inputs,
-      List<FileMetadata> outputs) {
+  public void blobGcDone(
+      long relocatedBytes, List<FileMetadata> inputs, List<FileMetadata> outputs) {
     blobGcRuns.increment();
     blobGcRelocatedBytes.add(relocatedBytes);
     meters.gcRelocated(relocatedBytes);
@@ -100,11 +106,11 @@ public final class EngineCounters implements TableLookup.Probes {
   }
 
   /**
-   * Key, inline-value and blob bytes read and written, from the files' properties. Compactions
-   * move pointers, so their blob bytes are 0; blob GC's are what it relocated.
+   * Key, inline-value and blob bytes read and written, from the files' properties. Compactions move
+   * pointers, so their blob bytes are 0; blob GC's are what it relocated.
    */
-  private void accountBytes(List<FileMetadata> in, List<FileMetadata> out, int level,
-      String reason, long blobBytes) {
+  private void accountBytes(
+      List<FileMetadata> in, List<FileMetadata> out, int level, String reason, long blobBytes) {
     long keyIn = 0;
     long valueIn = 0;
     for (FileMetadata f : in) {

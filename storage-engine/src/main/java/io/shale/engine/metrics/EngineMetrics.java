@@ -11,10 +11,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 
 /**
- * The engine's Micrometer meters. Names follow the seed where it names them
- * ({@code lsm.compactions.in_progress}); compaction bytes are split by direction (read, written),
- * kind (key, value, blob), level and reason. Hot-path meters (Bloom checks, tables touched per
- * read) are created once per level, so recording is an increment, never a registry lookup.
+ * The engine's Micrometer meters. Names follow the seed where it names them ({@code
+ * lsm.compactions.in_progress}); compaction bytes are split by direction (read, written), kind
+ * (key, value, blob), level and reason. Hot-path meters (Bloom checks, tables touched per read) are
+ * created once per level, so recording is an increment, never a registry lookup.
  *
  * <p>Gauges read a {@link Source} (the engine), which the registry holds weakly: the engine keeps
  * this object, and the object keeps the source. {@link #close} unregisters them, so an engine
@@ -61,8 +61,10 @@ public final class EngineMetrics {
   private final Counter flushBytes;
   private final Counter gcRelocatedBytes;
   private final int numLevels;
+
   /** Held strongly here: registries hold gauges' state weakly. */
   private Source source;
+
   /** Meters that read {@link #source}; removed at close. */
   private final java.util.List<io.micrometer.core.instrument.Meter> readers =
       new java.util.ArrayList<>();
@@ -75,29 +77,48 @@ public final class EngineMetrics {
     bloomFalsePositives = new Counter[numLevels];
     for (int l = 0; l < numLevels; l++) {
       Tags level = Tags.of("level", Integer.toString(l));
-      bloomChecks[l] = Counter.builder("lsm.bloom.checks").tags(level)
-          .description("Bloom filter probes by point reads").register(registry);
-      bloomUseful[l] = Counter.builder("lsm.bloom.useful").tags(level)
-          .description("probes where the filter ruled the table out").register(registry);
-      bloomFalsePositives[l] = Counter.builder("lsm.bloom.false_positives").tags(level)
-          .description("probes the filter passed but the table did not hold the key").register(registry);
+      bloomChecks[l] =
+          Counter.builder("lsm.bloom.checks")
+              .tags(level)
+              .description("Bloom filter probes by point reads")
+              .register(registry);
+      bloomUseful[l] =
+          Counter.builder("lsm.bloom.useful")
+              .tags(level)
+              .description("probes where the filter ruled the table out")
+              .register(registry);
+      bloomFalsePositives[l] =
+          Counter.builder("lsm.bloom.false_positives")
+              .tags(level)
+              .description("probes the filter passed but the table did not hold the key")
+              .register(registry);
     }
-    tablesTouched = DistributionSummary.builder("lsm.read.sstables_touched")
-        .description("tables whose data blocks a point read searched (read amplification)")
-        .publishPercentileHistogram().serviceLevelObjectives(1, 2, 3, 4, 6, 8, 12, 16)
-        .register(registry);
-    writeDelay = Timer.builder("lsm.write.delay").description("time writes were held back")
-        .register(registry);
+    tablesTouched =
+        DistributionSummary.builder("lsm.read.sstables_touched")
+            .description("tables whose data blocks a point read searched (read amplification)")
+            .publishPercentileHistogram()
+            .serviceLevelObjectives(1, 2, 3, 4, 6, 8, 12, 16)
+            .register(registry);
+    writeDelay =
+        Timer.builder("lsm.write.delay")
+            .description("time writes were held back")
+            .register(registry);
     flushes = Counter.builder("lsm.flush.count").register(registry);
-    flushBytes = Counter.builder("lsm.flush.bytes").description("bytes of tables and blob files written by flushes")
-        .baseUnit("bytes").register(registry);
-    gcRelocatedBytes = Counter.builder("lsm.blob.gc.relocated_bytes").baseUnit("bytes")
-        .description("live blob bytes rewritten by blob garbage collection").register(registry);
+    flushBytes =
+        Counter.builder("lsm.flush.bytes")
+            .description("bytes of tables and blob files written by flushes")
+            .baseUnit("bytes")
+            .register(registry);
+    gcRelocatedBytes =
+        Counter.builder("lsm.blob.gc.relocated_bytes")
+            .baseUnit("bytes")
+            .description("live blob bytes rewritten by blob garbage collection")
+            .register(registry);
   }
 
   /**
-   * Register the gauges that poll {@code source}. Precondition: called once, when the engine
-   * behind the source is fully built (a registry may poll a gauge at once).
+   * Register the gauges that poll {@code source}. Precondition: called once, when the engine behind
+   * the source is fully built (a registry may poll a gauge at once).
    */
   public void bind(Source source) {
     this.source = source;
@@ -116,10 +137,12 @@ public final class EngineMetrics {
     gauge("lsm.pinned_obsolete_bytes", Tags.empty(), s -> s.pinnedObsoleteBytes());
     gauge("lsm.memtable.bytes", Tags.empty(), s -> s.memtableBytes());
     gauge("lsm.write_pressure.condition", Tags.empty(), s -> s.writePressureCondition());
-    readers.add(FunctionCounter.builder("lsm.block_cache.hits", source, s -> s.blockCacheHits())
-        .register(registry));
-    readers.add(FunctionCounter.builder("lsm.block_cache.misses", source,
-        s -> s.blockCacheMisses()).register(registry));
+    readers.add(
+        FunctionCounter.builder("lsm.block_cache.hits", source, s -> s.blockCacheHits())
+            .register(registry));
+    readers.add(
+        FunctionCounter.builder("lsm.block_cache.misses", source, s -> s.blockCacheMisses())
+            .register(registry));
   }
 
   private void gauge(String name, Tags tags, ToDoubleFunction<Source> f) {
@@ -148,8 +171,10 @@ public final class EngineMetrics {
   }
 
   private void threshold(String kind, double value) {
-    readers.add(Gauge.builder("lsm.write_pressure.threshold", () -> value).tag("kind", kind)
-        .register(registry));
+    readers.add(
+        Gauge.builder("lsm.write_pressure.threshold", () -> value)
+            .tag("kind", kind)
+            .register(registry));
   }
 
   /** One Bloom probe on {@code level}: {@code passed} if the filter said maybe. */
@@ -185,15 +210,27 @@ public final class EngineMetrics {
   /** Bytes a compaction (or blob GC) moved, by direction and kind. */
   public void compactionBytes(String direction, String kind, int level, String reason, long bytes) {
     if (bytes > 0) {
-      Counter.builder("lsm.compaction.bytes").baseUnit("bytes")
-          .tags("direction", direction, "kind", kind, "level", Integer.toString(level), "reason", reason)
-          .register(registry).increment(bytes);
+      Counter.builder("lsm.compaction.bytes")
+          .baseUnit("bytes")
+          .tags(
+              "direction",
+              direction,
+              "kind",
+              kind,
+              "level",
+              Integer.toString(level),
+              "reason",
+              reason)
+          .register(registry)
+          .increment(bytes);
     }
   }
 
   public void compactionDone(int level, String reason) {
-    Counter.builder("lsm.compaction.count").tags("level", Integer.toString(level), "reason", reason)
-        .register(registry).increment();
+    Counter.builder("lsm.compaction.count")
+        .tags("level", Integer.toString(level), "reason", reason)
+        .register(registry)
+        .increment();
   }
 
   public void gcRelocated(long bytes) {

@@ -17,12 +17,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The compaction event log: {@code events.jsonl} in the engine directory, one JSON object per
- * line, rotated to {@code events.jsonl.1} past {@code maxBytes}. Each line carries its format
- * version ({@code "v":1}) and, last, the CRC32C of everything before it ({@code "crc":"..."}) so a
- * torn or damaged line is recognisable. The log is for people and tools; the engine never reads
- * it back, and a failure to write it never fails the engine. The events and their fields are
- * defined here, by {@link #flush}, {@link #compaction} and {@link #blobGc}. Thread-safe.
+ * The compaction event log: {@code events.jsonl} in the engine directory, one JSON object per line,
+ * rotated to {@code events.jsonl.1} past {@code maxBytes}. Each line carries its format version
+ * ({@code "v":1}) and, last, the CRC32C of everything before it ({@code "crc":"..."}) so a torn or
+ * damaged line is recognisable. The log is for people and tools; the engine never reads it back,
+ * and a failure to write it never fails the engine. The events and their fields are defined here,
+ * by {@link #flush}, {@link #compaction} and {@link #blobGc}. Thread-safe.
  */
 public final class EventLog implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EventLog.class);
@@ -40,18 +40,29 @@ public final class EventLog implements AutoCloseable {
   public synchronized void append(String json) {
     String body = "{\"v\":1,\"ts\":" + System.currentTimeMillis() + "," + json;
     byte[] bodyBytes = body.getBytes(StandardCharsets.UTF_8);
-    String line = body + ",\"crc\":\""
-        + String.format("%08x", Checksums.crc32c(bodyBytes, 0, bodyBytes.length)) + "\"}\n";
+    String line =
+        body
+            + ",\"crc\":\""
+            + String.format("%08x", Checksums.crc32c(bodyBytes, 0, bodyBytes.length))
+            + "\"}\n";
     try {
       if (channel == null) {
-        channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-            StandardOpenOption.APPEND);
+        channel =
+            FileChannel.open(
+                file,
+                StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE,
+                StandardOpenOption.APPEND);
       }
       if (channel.size() > maxBytes) {
         channel.close();
         Files.move(file, file.resolveSibling(FILE + ".1"), StandardCopyOption.REPLACE_EXISTING);
-        channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-            StandardOpenOption.APPEND);
+        channel =
+            FileChannel.open(
+                file,
+                StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE,
+                StandardOpenOption.APPEND);
       }
       ByteBuffer b = ByteBuffer.wrap(line.getBytes(StandardCharsets.UTF_8));
       while (b.hasRemaining()) {
@@ -64,33 +75,88 @@ public final class EventLog implements AutoCloseable {
   }
 
   /** A memtable was flushed into {@code outputs} (level 0) and {@code blobOutputs}. */
-  public void flush(long memtableId, long entries, long appliedIndex, List<FileMetadata> outputs,
-      List<BlobFileMeta> blobOutputs, long nanos) {
-    append("\"event\":\"flush\",\"memtable\":" + memtableId + ",\"entries\":" + entries
-        + ",\"applied_index\":" + appliedIndex + ",\"outputs\":" + filesJson(outputs)
-        + ",\"blob_outputs\":" + blobsJson(blobOutputs) + ",\"duration_ms\":" + nanos / 1_000_000);
+  public void flush(
+      long memtableId,
+      long entries,
+      long appliedIndex,
+      List<FileMetadata> outputs,
+      List<BlobFileMeta> blobOutputs,
+      long nanos) {
+    append(
+        "\"event\":\"flush\",\"memtable\":"
+            + memtableId
+            + ",\"entries\":"
+            + entries
+            + ",\"applied_index\":"
+            + appliedIndex
+            + ",\"outputs\":"
+            + filesJson(outputs)
+            + ",\"blob_outputs\":"
+            + blobsJson(blobOutputs)
+            + ",\"duration_ms\":"
+            + nanos / 1_000_000);
   }
 
   /** A compaction (or a trivial move) of {@code inputs} and {@code outputLevelInputs}. */
-  public void compaction(String reason, double score, int level, int outputLevel,
-      boolean trivialMove, List<FileMetadata> inputs, List<FileMetadata> outputLevelInputs,
-      List<FileMetadata> outputs, long entriesDropped, long nanos) {
-    append("\"event\":\"compaction\",\"reason\":" + quote(reason) + ",\"score\":"
-        + String.format(Locale.ROOT, "%.4f", score) + ",\"level\":" + level
-        + ",\"output_level\":" + outputLevel + ",\"trivial_move\":" + trivialMove
-        + ",\"inputs\":" + filesJson(inputs) + ",\"output_level_inputs\":"
-        + filesJson(outputLevelInputs) + ",\"outputs\":" + filesJson(outputs)
-        + ",\"entries_dropped\":" + entriesDropped + ",\"duration_ms\":" + nanos / 1_000_000);
+  public void compaction(
+      String reason,
+      double score,
+      int level,
+      int outputLevel,
+      boolean trivialMove,
+      List<FileMetadata> inputs,
+      List<FileMetadata> outputLevelInputs,
+      List<FileMetadata> outputs,
+      long entriesDropped,
+      long nanos) {
+    append(
+        "\"event\":\"compaction\",\"reason\":"
+            + quote(reason)
+            + ",\"score\":"
+            + String.format(Locale.ROOT, "%.4f", score)
+            + ",\"level\":"
+            + level
+            + ",\"output_level\":"
+            + outputLevel
+            + ",\"trivial_move\":"
+            + trivialMove
+            + ",\"inputs\":"
+            + filesJson(inputs)
+            + ",\"output_level_inputs\":"
+            + filesJson(outputLevelInputs)
+            + ",\"outputs\":"
+            + filesJson(outputs)
+            + ",\"entries_dropped\":"
+            + entriesDropped
+            + ",\"duration_ms\":"
+            + nanos / 1_000_000);
   }
 
   /** Blob GC relocated the live values of {@code file}, rewriting {@code inputs}. */
-  public void blobGc(BlobFileMeta file, long relocatedBytes, List<FileMetadata> inputs,
-      List<FileMetadata> outputs, List<BlobFileMeta> blobOutputs, long nanos) {
-    append("\"event\":\"blob_gc\",\"reason\":\"blob_gc\",\"blob_file\":" + file.number()
-        + ",\"garbage_ratio\":" + String.format(Locale.ROOT, "%.4f", file.garbageRatio())
-        + ",\"dead_bytes\":" + file.garbageBytes() + ",\"relocated_bytes\":" + relocatedBytes
-        + ",\"inputs\":" + filesJson(inputs) + ",\"outputs\":" + filesJson(outputs)
-        + ",\"blob_outputs\":" + blobsJson(blobOutputs) + ",\"duration_ms\":" + nanos / 1_000_000);
+  public void blobGc(
+      BlobFileMeta file,
+      long relocatedBytes,
+      List<FileMetadata> inputs,
+      List<FileMetadata> outputs,
+      List<BlobFileMeta> blobOutputs,
+      long nanos) {
+    append(
+        "\"event\":\"blob_gc\",\"reason\":\"blob_gc\",\"blob_file\":"
+            + file.number()
+            + ",\"garbage_ratio\":"
+            + String.format(Locale.ROOT, "%.4f", file.garbageRatio())
+            + ",\"dead_bytes\":"
+            + file.garbageBytes()
+            + ",\"relocated_bytes\":"
+            + relocatedBytes
+            + ",\"inputs\":"
+            + filesJson(inputs)
+            + ",\"outputs\":"
+            + filesJson(outputs)
+            + ",\"blob_outputs\":"
+            + blobsJson(blobOutputs)
+            + ",\"duration_ms\":"
+            + nanos / 1_000_000);
   }
 
   private static String filesJson(List<FileMetadata> files) {
@@ -100,11 +166,21 @@ public final class EventLog implements AutoCloseable {
         b.append(',');
       }
       var p = f.properties();
-      b.append("{\"file\":").append(f.number()).append(",\"bytes\":").append(f.size())
-          .append(",\"entries\":").append(p.entries()).append(",\"tombstones\":")
-          .append(p.tombstones()).append(",\"key_bytes\":").append(p.rawKeyBytes())
-          .append(",\"value_bytes\":").append(p.rawValueBytes()).append(",\"blob_bytes\":")
-          .append(p.blobBytes()).append('}');
+      b.append("{\"file\":")
+          .append(f.number())
+          .append(",\"bytes\":")
+          .append(f.size())
+          .append(",\"entries\":")
+          .append(p.entries())
+          .append(",\"tombstones\":")
+          .append(p.tombstones())
+          .append(",\"key_bytes\":")
+          .append(p.rawKeyBytes())
+          .append(",\"value_bytes\":")
+          .append(p.rawValueBytes())
+          .append(",\"blob_bytes\":")
+          .append(p.blobBytes())
+          .append('}');
     }
     return b.append(']').toString();
   }
@@ -115,9 +191,15 @@ public final class EventLog implements AutoCloseable {
       if (b.length() > 1) {
         b.append(',');
       }
-      b.append("{\"blob_file\":").append(m.number()).append(",\"bytes\":").append(m.fileSize())
-          .append(",\"values\":").append(m.totalCount()).append(",\"value_bytes\":")
-          .append(m.totalBytes()).append('}');
+      b.append("{\"blob_file\":")
+          .append(m.number())
+          .append(",\"bytes\":")
+          .append(m.fileSize())
+          .append(",\"values\":")
+          .append(m.totalCount())
+          .append(",\"value_bytes\":")
+          .append(m.totalBytes())
+          .append('}');
     }
     return b.append(']').toString();
   }

@@ -6,20 +6,19 @@ import java.util.function.DoubleSupplier;
 
 /**
  * A token bucket over the bytes background work writes. Compaction and blob GC call {@link
- * #acquire} for every chunk they write and are slowed to the configured rate; flushes call
- * {@link #record} (counted, never held back: a starved flush is how writes reach a memtable stop).
+ * #acquire} for every chunk they write and are slowed to the configured rate; flushes call {@link
+ * #record} (counted, never held back: a starved flush is how writes reach a memtable stop).
  *
- * <p>Why writes only: compaction reads about what it writes, mostly from the page cache, and
- * paces its reads by its writes; metering writes makes the configured rate the rate the device
- * sees written, which is what the seed's team wanted to cap in business hours (RocksDB's rate
- * limiter makes the same default choice).
+ * <p>Why writes only: compaction reads about what it writes, mostly from the page cache, and paces
+ * its reads by its writes; metering writes makes the configured rate the rate the device sees
+ * written, which is what the seed's team wanted to cap in business hours (RocksDB's rate limiter
+ * makes the same default choice).
  *
- * <p>Relaxation: with {@code p} the state's fraction of the way to a slowdown threshold (the
- * larger of level-0 files / {@code level0_slowdown_writes_trigger} and pending compaction bytes /
- * {@code soft_pending_compaction_bytes_limit}), the limit is the configured one while
- * {@code p <= 0.5}, multiplied by {@code 1 / (2 * (1 - p))} between 0.5 and 0.95 (2x at 0.75,
- * 5x at 0.9), and lifted entirely from 0.95 on. The budget therefore cannot be what drives writes
- * into a delay or a stop.
+ * <p>Relaxation: with {@code p} the state's fraction of the way to a slowdown threshold (the larger
+ * of level-0 files / {@code level0_slowdown_writes_trigger} and pending compaction bytes / {@code
+ * soft_pending_compaction_bytes_limit}), the limit is the configured one while {@code p <= 0.5},
+ * multiplied by {@code 1 / (2 * (1 - p))} between 0.5 and 0.95 (2x at 0.75, 5x at 0.9), and lifted
+ * entirely from 0.95 on. The budget therefore cannot be what drives writes into a delay or a stop.
  *
  * <p>Thread-safe.
  */
@@ -85,9 +84,9 @@ public final class IoBudget {
   }
 
   /**
-   * Count bytes that must not wait (flushes): they use up budget but are never held back. The
-   * debt they can leave is capped at one second of budget, so a burst of flushes slows
-   * compaction for at most a second instead of stalling it for as long as the burst lasted.
+   * Count bytes that must not wait (flushes): they use up budget but are never held back. The debt
+   * they can leave is capped at one second of budget, so a burst of flushes slows compaction for at
+   * most a second instead of stalling it for as long as the burst lasted.
    */
   public synchronized void record(long bytes) {
     totalBytes += bytes;

@@ -8,8 +8,8 @@ import java.util.List;
  * GC) may write; flushes count against it but are never held back. Default: unlimited.
  *
  * @param bytesPerSecond the limit outside every window; 0 means unlimited
- * @param windows time-of-day windows with their own limit (for example business hours at
- *     32 MiB/s, unlimited at night, when the seed's team let compaction catch up)
+ * @param windows time-of-day windows with their own limit (for example business hours at 32 MiB/s,
+ *     unlimited at night, when the seed's team let compaction catch up)
  */
 public record IoBudgetOptions(long bytesPerSecond, List<Window> windows) {
   public static final IoBudgetOptions UNLIMITED = new IoBudgetOptions(0, List.of());
@@ -21,8 +21,12 @@ public record IoBudgetOptions(long bytesPerSecond, List<Window> windows) {
   public record Window(LocalTime start, LocalTime end, long bytesPerSecond) {
     public Window {
       if (start == null || end == null || start.equals(end)) {
-        throw new IllegalArgumentException("lsm.compaction.budget.windows: a window needs a start "
-            + "and an end that differ, got " + start + "-" + end);
+        throw new IllegalArgumentException(
+            "lsm.compaction.budget.windows: a window needs a start "
+                + "and an end that differ, got "
+                + start
+                + "-"
+                + end);
       }
       if (bytesPerSecond < 0) {
         throw new IllegalArgumentException("lsm.compaction.budget.windows: rate must be >= 0");
@@ -30,15 +34,16 @@ public record IoBudgetOptions(long bytesPerSecond, List<Window> windows) {
     }
 
     public boolean contains(LocalTime t) {
-      return start.isBefore(end) ? !t.isBefore(start) && t.isBefore(end)
+      return start.isBefore(end)
+          ? !t.isBefore(start) && t.isBefore(end)
           : !t.isBefore(start) || t.isBefore(end);
     }
   }
 
   public IoBudgetOptions {
     if (bytesPerSecond < 0) {
-      throw new IllegalArgumentException("lsm.compaction.budget.rate must be >= 0 (0 = unlimited), got "
-          + bytesPerSecond);
+      throw new IllegalArgumentException(
+          "lsm.compaction.budget.rate must be >= 0 (0 = unlimited), got " + bytesPerSecond);
     }
     windows = List.copyOf(windows);
   }

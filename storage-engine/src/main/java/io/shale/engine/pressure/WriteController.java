@@ -44,15 +44,30 @@ public final class WriteController {
   }
 
   /** The pressure of a state; pure. */
-  public WritePressure compute(int level0Files, long pendingCompactionBytes, int immutableMemtables) {
+  public WritePressure compute(
+      int level0Files, long pendingCompactionBytes, int immutableMemtables) {
     WritePressure worst = WritePressure.NONE;
-    worst = worse(worst, level(Cause.L0_FILES, level0Files, options.level0SlowdownWritesTrigger(),
-        options.level0StopWritesTrigger()));
-    worst = worse(worst, level(Cause.PENDING_COMPACTION_BYTES, pendingCompactionBytes,
-        options.softPendingCompactionBytesLimit(), options.hardPendingCompactionBytesLimit()));
+    worst =
+        worse(
+            worst,
+            level(
+                Cause.L0_FILES,
+                level0Files,
+                options.level0SlowdownWritesTrigger(),
+                options.level0StopWritesTrigger()));
+    worst =
+        worse(
+            worst,
+            level(
+                Cause.PENDING_COMPACTION_BYTES,
+                pendingCompactionBytes,
+                options.softPendingCompactionBytesLimit(),
+                options.hardPendingCompactionBytesLimit()));
     int maxImm = options.maxImmutableMemtables();
-    worst = worse(worst, level(Cause.MEMTABLES, immutableMemtables, maxImm >= 3 ? maxImm - 1 : maxImm,
-        maxImm));
+    worst =
+        worse(
+            worst,
+            level(Cause.MEMTABLES, immutableMemtables, maxImm >= 3 ? maxImm - 1 : maxImm, maxImm));
     return worst;
   }
 
@@ -66,8 +81,9 @@ public final class WriteController {
     }
     if (x >= slowdown) {
       double f = stop > slowdown ? (x - slowdown) / (stop - slowdown) : 1;
-      long nanos = MIN_DELAY.toNanos()
-          + (long) ((options.maxDelay().toNanos() - MIN_DELAY.toNanos()) * Math.min(1, f));
+      long nanos =
+          MIN_DELAY.toNanos()
+              + (long) ((options.maxDelay().toNanos() - MIN_DELAY.toNanos()) * Math.min(1, f));
       return new WritePressure(Condition.DELAYED, cause, x, slowdown, Duration.ofNanos(nanos));
     }
     return WritePressure.NONE;
@@ -86,14 +102,16 @@ public final class WriteController {
   }
 
   /** Recompute from the engine's state; notify listeners if the pressure changed. */
-  public WritePressure update(int level0Files, long pendingCompactionBytes, int immutableMemtables) {
+  public WritePressure update(
+      int level0Files, long pendingCompactionBytes, int immutableMemtables) {
     WritePressure next = compute(level0Files, pendingCompactionBytes, immutableMemtables);
     WritePressure prev;
     synchronized (this) {
       prev = current;
       current = next;
     }
-    if (prev.condition() != next.condition() || prev.cause() != next.cause()
+    if (prev.condition() != next.condition()
+        || prev.cause() != next.cause()
         || !prev.suggestedDelay().equals(next.suggestedDelay())) {
       for (Consumer<WritePressure> l : listeners) {
         l.accept(next);
@@ -103,8 +121,8 @@ public final class WriteController {
   }
 
   /**
-   * Admit one write: return at once when NORMAL, after the suggested delay when DELAYED; throw
-   * when STOPPED. Does nothing when pressure is disabled.
+   * Admit one write: return at once when NORMAL, after the suggested delay when DELAYED; throw when
+   * STOPPED. Does nothing when pressure is disabled.
    *
    * @return nanoseconds spent delaying
    * @throws WriteThrottledException when a stop threshold is reached

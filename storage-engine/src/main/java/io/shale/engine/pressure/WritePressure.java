@@ -11,8 +11,8 @@ import java.time.Duration;
  * @param suggestedDelay how long to hold each write when DELAYED; when STOPPED, how long to wait
  *     before retrying (a hint)
  */
-public record WritePressure(Condition condition, Cause cause, double measured, double threshold,
-    Duration suggestedDelay) {
+public record WritePressure(
+    Condition condition, Cause cause, double measured, double threshold, Duration suggestedDelay) {
 
   /** Severity, in increasing order. */
   public enum Condition {
@@ -46,10 +46,12 @@ public record WritePressure(Condition condition, Cause cause, double measured, d
     if (condition == Condition.NORMAL) {
       return "NORMAL";
     }
-    String value = cause == Cause.PENDING_COMPACTION_BYTES
-        ? io.shale.engine.config.ByteSize.format((long) measured) + " >= "
-            + io.shale.engine.config.ByteSize.format((long) threshold)
-        : (long) measured + " >= " + (long) threshold;
+    String value =
+        cause == Cause.PENDING_COMPACTION_BYTES
+            ? io.shale.engine.config.ByteSize.format((long) measured)
+                + " >= "
+                + io.shale.engine.config.ByteSize.format((long) threshold)
+            : (long) measured + " >= " + (long) threshold;
     return condition + " by " + cause + ": " + value;
   }
 }

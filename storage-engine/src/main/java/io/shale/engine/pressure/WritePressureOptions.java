@@ -5,58 +5,76 @@ import java.time.Duration;
 /**
  * {@code [lsm.write_pressure]}, with the seed's values as defaults.
  *
- * @param enabled false turns delays and rejections off (the seed's "before"); sealed memtables
- *     are still bounded, by blocking the writer, so memory cannot grow without limit
+ * @param enabled false turns delays and rejections off (the seed's "before"); sealed memtables are
+ *     still bounded, by blocking the writer, so memory cannot grow without limit
  * @param level0SlowdownWritesTrigger level-0 files at which writes start to be delayed (20)
  * @param level0StopWritesTrigger level-0 files at which writes are refused (36)
- * @param softPendingCompactionBytesLimit pending compaction bytes at which writes are delayed
- *     (64 GiB)
- * @param hardPendingCompactionBytesLimit pending compaction bytes at which writes are refused
- *     (256 GiB)
+ * @param softPendingCompactionBytesLimit pending compaction bytes at which writes are delayed (64
+ *     GiB)
+ * @param hardPendingCompactionBytesLimit pending compaction bytes at which writes are refused (256
+ *     GiB)
  * @param maxImmutableMemtables sealed memtables waiting for flush at which writes are refused (4);
  *     one less delays them. Bounds memory when flushes fall behind.
- * @param maxDelay the delay just below a stop threshold (100 ms); delays grow linearly from 1 ms
- *     at the slowdown threshold to this
+ * @param maxDelay the delay just below a stop threshold (100 ms); delays grow linearly from 1 ms at
+ *     the slowdown threshold to this
  */
-public record WritePressureOptions(boolean enabled, int level0SlowdownWritesTrigger,
-    int level0StopWritesTrigger, long softPendingCompactionBytesLimit,
-    long hardPendingCompactionBytesLimit, int maxImmutableMemtables, Duration maxDelay) {
+public record WritePressureOptions(
+    boolean enabled,
+    int level0SlowdownWritesTrigger,
+    int level0StopWritesTrigger,
+    long softPendingCompactionBytesLimit,
+    long hardPendingCompactionBytesLimit,
+    int maxImmutableMemtables,
+    Duration maxDelay) {
 
-  public static final WritePressureOptions DEFAULT = new WritePressureOptions(true, 20, 36,
-      64L << 30, 256L << 30, 4, Duration.ofMillis(100));
+  public static final WritePressureOptions DEFAULT =
+      new WritePressureOptions(true, 20, 36, 64L << 30, 256L << 30, 4, Duration.ofMillis(100));
 
   public WritePressureOptions {
     check("level0_slowdown_writes_trigger", level0SlowdownWritesTrigger, 1, 10_000);
     check("level0_stop_writes_trigger", level0StopWritesTrigger, 1, 10_000);
     if (level0StopWritesTrigger < level0SlowdownWritesTrigger) {
-      throw new IllegalArgumentException("lsm.write_pressure.level0_stop_writes_trigger ("
-          + level0StopWritesTrigger + ") must be >= level0_slowdown_writes_trigger ("
-          + level0SlowdownWritesTrigger + ")");
+      throw new IllegalArgumentException(
+          "lsm.write_pressure.level0_stop_writes_trigger ("
+              + level0StopWritesTrigger
+              + ") must be >= level0_slowdown_writes_trigger ("
+              + level0SlowdownWritesTrigger
+              + ")");
     }
-    check("soft_pending_compaction_bytes_limit", softPendingCompactionBytesLimit, 1 << 20, 1L << 60);
-    check("hard_pending_compaction_bytes_limit", hardPendingCompactionBytesLimit, 1 << 20, 1L << 60);
+    check(
+        "soft_pending_compaction_bytes_limit", softPendingCompactionBytesLimit, 1 << 20, 1L << 60);
+    check(
+        "hard_pending_compaction_bytes_limit", hardPendingCompactionBytesLimit, 1 << 20, 1L << 60);
     if (hardPendingCompactionBytesLimit < softPendingCompactionBytesLimit) {
-      throw new IllegalArgumentException("lsm.write_pressure.hard_pending_compaction_bytes_limit "
-          + "must be >= soft_pending_compaction_bytes_limit");
+      throw new IllegalArgumentException(
+          "lsm.write_pressure.hard_pending_compaction_bytes_limit "
+              + "must be >= soft_pending_compaction_bytes_limit");
     }
     check("max_immutable_memtables", maxImmutableMemtables, 1, 64);
-    if (maxDelay == null || maxDelay.isNegative() || maxDelay.compareTo(Duration.ofSeconds(10)) > 0) {
-      throw new IllegalArgumentException("lsm.write_pressure.max_delay must be in [0s, 10s], got "
-          + maxDelay);
+    if (maxDelay == null
+        || maxDelay.isNegative()
+        || maxDelay.compareTo(Duration.ofSeconds(10)) > 0) {
+      throw new IllegalArgumentException(
+          "lsm.write_pressure.max_delay must be in [0s, 10s], got " + maxDelay);
     }
   }
 
   private static void check(String key, long v, long min, long max) {
     if (v < min || v > max) {
-      throw new IllegalArgumentException("lsm.write_pressure." + key + " must be in [" + min + ", "
-          + max + "], got " + v);
+      throw new IllegalArgumentException(
+          "lsm.write_pressure." + key + " must be in [" + min + ", " + max + "], got " + v);
     }
   }
 
   /** The same thresholds, with delays and rejections turned off (memtables still bounded). */
   public WritePressureOptions disabled() {
-    return new WritePressureOptions(false, level0SlowdownWritesTrigger, level0StopWritesTrigger,
-        softPendingCompactionBytesLimit, hardPendingCompactionBytesLimit, maxImmutableMemtables,
+    return new WritePressureOptions(
+        false,
+        level0SlowdownWritesTrigger,
+        level0StopWritesTrigger,
+        softPendingCompactionBytesLimit,
+        hardPendingCompactionBytesLimit,
+        maxImmutableMemtables,
         maxDelay);
   }
 }

@@ -4,16 +4,22 @@ import java.time.Duration;
 
 /**
  * A write was refused because a stop threshold is reached. The batch had no effect. Carries the
- * condition, the cause, the measured value, the threshold and a retry-after hint, so that the
- * Raft node can put them on the wire and a client can back off sensibly.
+ * condition, the cause, the measured value, the threshold and a retry-after hint, so that the Raft
+ * node can put them on the wire and a client can back off sensibly.
  */
 public final class WriteThrottledException extends RuntimeException {
   private static final long serialVersionUID = 1L;
   private final transient WritePressure pressure;
 
   public WriteThrottledException(WritePressure pressure) {
-    super("write throttled, " + pressure.describe() + " (" + thresholdName(pressure.cause())
-        + "); retry after " + pressure.suggestedDelay().toMillis() + " ms");
+    super(
+        "write throttled, "
+            + pressure.describe()
+            + " ("
+            + thresholdName(pressure.cause())
+            + "); retry after "
+            + pressure.suggestedDelay().toMillis()
+            + " ms");
     this.pressure = pressure;
   }
 

@@ -8,8 +8,8 @@
  * stop threshold they fail at once with {@link io.shale.engine.pressure.WriteThrottledException}.
  * The seed's lesson: a clean, early error beats an engine that grows L0 until it falls over.
  *
- * <p>{@link io.shale.engine.pressure.IoBudget} limits the bytes per second background work may
- * read and write (the seed's "compaction budget"), relaxing itself as pressure rises so that the
- * budget itself never drives writes into a stop.
+ * <p>{@link io.shale.engine.pressure.IoBudget} limits the bytes per second background work may read
+ * and write (the seed's "compaction budget"), relaxing itself as pressure rises so that the budget
+ * itself never drives writes into a stop.
  */
 package io.shale.engine.pressure;

@@ -9,9 +9,9 @@ import java.nio.file.Path;
 import java.util.Arrays;
 
 /**
- * A decoded, checksum-verified block. Immutable and shared through the block cache; each
- * iterator keeps its own cursor. Forward iterators decode entry by entry from a restart point;
- * reverse iterators decode the whole block once (a block is a few KiB) and walk it backwards.
+ * A decoded, checksum-verified block. Immutable and shared through the block cache; each iterator
+ * keeps its own cursor. Forward iterators decode entry by entry from a restart point; reverse
+ * iterators decode the whole block once (a block is a few KiB) and walk it backwards.
  */
 final class Block {
   private final byte[] data;
@@ -64,7 +64,9 @@ final class Block {
     /** Forward: first entry with user key >= target. Reverse: last entry with user key < target. */
     abstract void seek(byte[] target);
 
-    /** Position at the first entry (in key order) with user key >= target, whatever the direction. */
+    /**
+     * Position at the first entry (in key order) with user key >= target, whatever the direction.
+     */
     abstract void seekCeiling(byte[] target);
 
     abstract void next();

@@ -52,8 +52,8 @@ public enum Compression {
   /**
    * Compress {@code raw[0, len)} into {@code out} (reset first).
    *
-   * @return false if compression did not save at least 1/8 of the bytes, in which case the
-   *     caller stores the block uncompressed (reads of incompressible data then skip LZ4)
+   * @return false if compression did not save at least 1/8 of the bytes, in which case the caller
+   *     stores the block uncompressed (reads of incompressible data then skip LZ4)
    */
   static boolean lz4Compress(byte[] raw, int len, ByteSink out) {
     out.reset();
@@ -74,7 +74,8 @@ public enum Compression {
     byte[] raw = new byte[rawLen];
     int n = DECOMPRESSOR.decompress(block, c.pos, len - c.pos, raw, 0, rawLen);
     if (n != rawLen) {
-      throw new IllegalStateException("LZ4 block decompressed to " + n + " bytes, expected " + rawLen);
+      throw new IllegalStateException(
+          "LZ4 block decompressed to " + n + " bytes, expected " + rawLen);
     }
     return raw;
   }

@@ -36,14 +36,16 @@ record Footer(BlockHandle index, BlockHandle filter, BlockHandle properties) {
     }
     int version = Varints.readFixed32(b, 48);
     if (version != FORMAT_VERSION) {
-      throw new CorruptionException(file, fileOffset + 48, "unsupported table format version "
-          + version);
+      throw new CorruptionException(
+          file, fileOffset + 48, "unsupported table format version " + version);
     }
     BlockHandle[] hs = new BlockHandle[3];
     for (int i = 0; i < 3; i++) {
       long off = Varints.readFixed64(b, i * 16);
       long size = Varints.readFixed64(b, i * 16 + 8);
-      if (off < 0 || size < 0 || size > Integer.MAX_VALUE
+      if (off < 0
+          || size < 0
+          || size > Integer.MAX_VALUE
           || off + size + BlockHandle.TRAILER_SIZE > fileSize - SIZE) {
         throw new CorruptionException(file, fileOffset + i * 16L, "block handle out of bounds");
       }

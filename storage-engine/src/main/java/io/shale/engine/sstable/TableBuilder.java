@@ -4,7 +4,6 @@ import io.shale.engine.bloom.BloomFilter;
 import io.shale.engine.bloom.KeyHash;
 import io.shale.engine.io.ByteSink;
 import io.shale.engine.io.Checksums;
-import io.shale.engine.io.DurableFiles;
 import io.shale.engine.key.Keys;
 import io.shale.engine.key.ValueKind;
 import java.io.IOException;
@@ -51,12 +50,19 @@ public final class TableBuilder {
 
   public TableBuilder(Path file, TableWriteOptions options, int level, int bloomBitsPerKey)
       throws IOException {
-    this(file, options, level, bloomBitsPerKey, n -> { });
+    this(file, options, level, bloomBitsPerKey, n -> {});
   }
 
-  /** @param ioCharge told the size of every write (the background I/O budget) */
-  public TableBuilder(Path file, TableWriteOptions options, int level, int bloomBitsPerKey,
-      java.util.function.LongConsumer ioCharge) throws IOException {
+  /**
+   * @param ioCharge told the size of every write (the background I/O budget)
+   */
+  public TableBuilder(
+      Path file,
+      TableWriteOptions options,
+      int level,
+      int bloomBitsPerKey,
+      java.util.function.LongConsumer ioCharge)
+      throws IOException {
     this.ioCharge = ioCharge;
     this.file = file;
     this.options = options;
@@ -108,13 +114,18 @@ public final class TableBuilder {
   }
 
   /**
-   * What the file would weigh if finished now: bytes written, the open block, and the filter,
-   * index and footer still to come. Compaction cuts output files on this.
+   * What the file would weigh if finished now: bytes written, the open block, and the filter, index
+   * and footer still to come. Compaction cuts output files on this.
    */
   public long estimatedFileSize() {
     long filter = bloomBitsPerKey == 0 ? 0 : ((long) hashCount * bloomBitsPerKey + 7) / 8 + 1;
-    return out.position() + data.estimatedSize() + index.estimatedSize() + filter
-        + 3L * BlockHandle.TRAILER_SIZE + Footer.SIZE + 128;
+    return out.position()
+        + data.estimatedSize()
+        + index.estimatedSize()
+        + filter
+        + 3L * BlockHandle.TRAILER_SIZE
+        + Footer.SIZE
+        + 128;
   }
 
   private void flushDataBlock() throws IOException {
@@ -141,15 +152,15 @@ public final class TableBuilder {
     BlockHandle h = new BlockHandle(out.position(), len);
     out.write(bytes, 0, len);
     trailerBuf[0] = (byte) used.code();
-    io.shale.engine.io.Varints.writeFixed32(trailerBuf, 1,
-        Checksums.crc32c(bytes, 0, len, trailerBuf[0]));
+    io.shale.engine.io.Varints.writeFixed32(
+        trailerBuf, 1, Checksums.crc32c(bytes, 0, len, trailerBuf[0]));
     out.write(trailerBuf, 0, trailerBuf.length);
     return h;
   }
 
   /**
-   * Write the filter, properties, index and footer, fsync and close the file.
-   * Precondition: at least one entry was added.
+   * Write the filter, properties, index and footer, fsync and close the file. Precondition: at
+   * least one entry was added.
    */
   public TableProperties finish() throws IOException {
     if (entries == 0) {
@@ -162,10 +173,23 @@ public final class TableBuilder {
         filterBytes.put(BloomFilter.build(hashes, hashCount, bloomBitsPerKey));
       }
       BlockHandle filter = writeBlock(filterBytes, Compression.NONE);
-      TableProperties props = new TableProperties(entries, tombstones, rawKeyBytes, rawValueBytes,
-          dataBlocks, filterBytes.size(), bloomBitsPerKey, smallestKey, lastKey, smallestSeq,
-          largestSeq, System.currentTimeMillis(), level, blobBytes,
-          blobFiles.stream().mapToLong(Long::longValue).toArray());
+      TableProperties props =
+          new TableProperties(
+              entries,
+              tombstones,
+              rawKeyBytes,
+              rawValueBytes,
+              dataBlocks,
+              filterBytes.size(),
+              bloomBitsPerKey,
+              smallestKey,
+              lastKey,
+              smallestSeq,
+              largestSeq,
+              System.currentTimeMillis(),
+              level,
+              blobBytes,
+              blobFiles.stream().mapToLong(Long::longValue).toArray());
       ByteSink propsBytes = new ByteSink(0).put(props.encode());
       BlockHandle properties = writeBlock(propsBytes, Compression.NONE);
       BlockHandle indexHandle = writeBlock(index.finish(), Compression.NONE);

@@ -8,8 +8,8 @@ import java.util.Map;
 import java.util.function.LongFunction;
 
 /**
- * Keeps up to {@code capacity} tables open, least recently used closed first. A reader handed
- * out by {@link #acquire} stays usable until its caller releases it, even if the cache evicts it
+ * Keeps up to {@code capacity} tables open, least recently used closed first. A reader handed out
+ * by {@link #acquire} stays usable until its caller releases it, even if the cache evicts it
  * meanwhile. Thread-safe.
  */
 public final class TableCache implements AutoCloseable {

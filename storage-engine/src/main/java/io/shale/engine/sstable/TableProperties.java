@@ -4,8 +4,8 @@ import io.shale.engine.io.ByteSink;
 import io.shale.engine.io.Varints;
 
 /**
- * Facts about a table, computed while it is written and stored in its properties block (and
- * copied into the manifest, so the compaction picker never opens a file to score it).
+ * Facts about a table, computed while it is written and stored in its properties block (and copied
+ * into the manifest, so the compaction picker never opens a file to score it).
  *
  * <p>Encoded as tagged fields ({@code tag << 1 | wire type}, wire type 0 = varint, 1 = byte
  * string), so later versions can add fields that older readers skip.
@@ -52,11 +52,35 @@ public record TableProperties(
   private static final int BLOB_FILES = 15;
 
   /** A table that references no blob file. */
-  public TableProperties(long entries, long tombstones, long rawKeyBytes, long rawValueBytes,
-      long dataBlocks, long filterBytes, int bloomBitsPerKey, byte[] smallestKey, byte[] largestKey,
-      long smallestSequence, long largestSequence, long creationTimeMillis, int level) {
-    this(entries, tombstones, rawKeyBytes, rawValueBytes, dataBlocks, filterBytes, bloomBitsPerKey,
-        smallestKey, largestKey, smallestSequence, largestSequence, creationTimeMillis, level, 0,
+  public TableProperties(
+      long entries,
+      long tombstones,
+      long rawKeyBytes,
+      long rawValueBytes,
+      long dataBlocks,
+      long filterBytes,
+      int bloomBitsPerKey,
+      byte[] smallestKey,
+      byte[] largestKey,
+      long smallestSequence,
+      long largestSequence,
+      long creationTimeMillis,
+      int level) {
+    this(
+        entries,
+        tombstones,
+        rawKeyBytes,
+        rawValueBytes,
+        dataBlocks,
+        filterBytes,
+        bloomBitsPerKey,
+        smallestKey,
+        largestKey,
+        smallestSequence,
+        largestSequence,
+        creationTimeMillis,
+        level,
+        0,
         new long[0]);
   }
 
@@ -141,8 +165,21 @@ public record TableProperties(
     if (smallest == null || largest == null) {
       throw new IllegalStateException("properties lack the smallest or largest key");
     }
-    return new TableProperties(n[ENTRIES], n[TOMBSTONES], n[RAW_KEY], n[RAW_VALUE], n[DATA_BLOCKS],
-        n[FILTER_BYTES], (int) n[BLOOM_BITS], smallest, largest, n[SMALLEST_SEQ], n[LARGEST_SEQ],
-        n[CREATED], (int) n[LEVEL], n[BLOB_BYTES], blobs);
+    return new TableProperties(
+        n[ENTRIES],
+        n[TOMBSTONES],
+        n[RAW_KEY],
+        n[RAW_VALUE],
+        n[DATA_BLOCKS],
+        n[FILTER_BYTES],
+        (int) n[BLOOM_BITS],
+        smallest,
+        largest,
+        n[SMALLEST_SEQ],
+        n[LARGEST_SEQ],
+        n[CREATED],
+        (int) n[LEVEL],
+        n[BLOB_BYTES],
+        blobs);
   }
 }

@@ -20,16 +20,15 @@ import java.nio.file.StandardOpenOption;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * An open table: its footer, index, filter and properties are read and verified at open and kept
- * in memory; data blocks are read on demand through the block cache.
+ * An open table: its footer, index, filter and properties are read and verified at open and kept in
+ * memory; data blocks are read on demand through the block cache.
  *
  * <p>Data blocks are read from a read-only memory mapping of the file when {@code mmap} is on (the
- * default): a copy out of the page cache (and an LZ4 decompression) per block, no system call,
- * and no block cache: the page cache is the cache. Measured on the engine benchmark, an on-heap
- * cache of decoded blocks cost more than it saved, because blocks evicted after surviving a few
- * collections are old-generation garbage (GC time on point reads fell from 1,171 ms to 41 ms per
- * 6 s without it). Without a mapping, blocks are read with positional reads through the block
- * cache.
+ * default): a copy out of the page cache (and an LZ4 decompression) per block, no system call, and
+ * no block cache: the page cache is the cache. Measured on the engine benchmark, an on-heap cache
+ * of decoded blocks cost more than it saved, because blocks evicted after surviving a few
+ * collections are old-generation garbage (GC time on point reads fell from 1,171 ms to 41 ms per 6
+ * s without it). Without a mapping, blocks are read with positional reads through the block cache.
  *
  * <p>Thread-safe: reads are positional; iterators are per-caller. Reference counted by {@link
  * TableCache}: the channel closes, and the mapping is released, when the last user releases it.
@@ -39,11 +38,11 @@ public final class TableReader {
    * Read-ahead without a memory mapping: a compaction reads its inputs forward in large windows
    * (block-by-block reads made one 44 MB compaction take 13 s on the seed benchmark's disk;
    * RocksDB's compaction_readahead_size is 2 MiB), sharing {@code COMPACTION_READAHEAD_BUDGET}
-   * among its inputs so that a level-0 backlog of a hundred files does not need a hundred
-   * buffers of 1 MiB; scans start with exact block reads and grow a window while they stay
-   * sequential.
+   * among its inputs so that a level-0 backlog of a hundred files does not need a hundred buffers
+   * of 1 MiB; scans start with exact block reads and grow a window while they stay sequential.
    */
   static final int COMPACTION_READAHEAD_MAX = 1 << 20;
+
   static final int COMPACTION_READAHEAD_MIN = 64 << 10;
   static final int COMPACTION_READAHEAD_BUDGET = 8 << 20;
   static final int SCAN_READAHEAD_INITIAL = 16 << 10;
@@ -59,15 +58,21 @@ public final class TableReader {
   private final AtomicInteger refs = new AtomicInteger(1);
   private final java.nio.MappedByteBuffer map;
 
-  private TableReader(Path file, long fileNumber, FileChannel channel, BlockCache cache,
-      java.nio.MappedByteBuffer map) throws IOException {
+  private TableReader(
+      Path file,
+      long fileNumber,
+      FileChannel channel,
+      BlockCache cache,
+      java.nio.MappedByteBuffer map)
+      throws IOException {
     this.file = file;
     this.fileNumber = fileNumber;
     this.channel = channel;
     this.cache = cache;
     this.fileSize = channel.size();
     if (fileSize < Footer.SIZE) {
-      throw new CorruptionException(file, 0, "file of " + fileSize + " bytes is too short for a table");
+      throw new CorruptionException(
+          file, 0, "file of " + fileSize + " bytes is too short for a table");
     }
     this.map = map;
     ByteBuffer fb = ByteBuffer.allocate(Footer.SIZE);
@@ -81,8 +86,8 @@ public final class TableReader {
     try {
       this.properties = TableProperties.decode(propsBytes);
     } catch (IllegalStateException e) {
-      throw new CorruptionException(file, footer.properties().offset(), "bad properties block: "
-          + e.getMessage());
+      throw new CorruptionException(
+          file, footer.properties().offset(), "bad properties block: " + e.getMessage());
     }
   }
 
@@ -102,7 +107,9 @@ public final class TableReader {
     TableReader r = null;
     try {
       long size = ch.size();
-      if (mmap && io.shale.engine.io.MappedFiles.canUnmap() && size >= Footer.SIZE
+      if (mmap
+          && io.shale.engine.io.MappedFiles.canUnmap()
+          && size >= Footer.SIZE
           && size <= io.shale.engine.io.MappedFiles.MAX_MAPPED_BYTES) {
         map = io.shale.engine.io.MappedFiles.map(ch, size);
       }
@@ -182,12 +189,13 @@ public final class TableReader {
     byte type = b[h.size()];
     int stored = Varints.readFixed32(b, h.size() + 1);
     if (Checksums.crc32c(b, 0, h.size(), type) != stored) {
-      throw new CorruptionException(file, h.offset(), "block checksum mismatch (block of "
-          + h.size() + " bytes)");
+      throw new CorruptionException(
+          file, h.offset(), "block checksum mismatch (block of " + h.size() + " bytes)");
     }
     Compression c = Compression.fromCode(type);
     if (c == null) {
-      throw new CorruptionException(file, h.offset() + h.size(), "unknown compression type " + type);
+      throw new CorruptionException(
+          file, h.offset() + h.size(), "unknown compression type " + type);
     }
     if (c == Compression.LZ4) {
       try {
@@ -201,10 +209,17 @@ public final class TableReader {
   }
 
   /** {@link Readahead.Source} over this table's channel. */
-  private int readSome(long offset, byte[] into, int at, int needed, int wanted) throws IOException {
+  private int readSome(long offset, byte[] into, int at, int needed, int wanted)
+      throws IOException {
     if (offset + needed > fileSize) {
-      throw new CorruptionException(file, offset, "block of " + needed
-          + " bytes reaches past the end of the file (" + fileSize + " bytes)");
+      throw new CorruptionException(
+          file,
+          offset,
+          "block of "
+              + needed
+              + " bytes reaches past the end of the file ("
+              + fileSize
+              + " bytes)");
     }
     int n = (int) Math.min(wanted, fileSize - offset);
     DurableFiles.readFully(channel, ByteBuffer.wrap(into, at, n), offset, file);
@@ -242,8 +257,11 @@ public final class TableReader {
   }
 
   private BlockHandle handleAt(Block.Iter indexIter) {
-    Varints.Cursor c = new Varints.Cursor(indexIter.blockData(), indexIter.valueOffset,
-        indexIter.valueOffset + indexIter.valueLength);
+    Varints.Cursor c =
+        new Varints.Cursor(
+            indexIter.blockData(),
+            indexIter.valueOffset,
+            indexIter.valueOffset + indexIter.valueLength);
     try {
       long off = Varints.readVarint64(c);
       int size = Varints.readVarint32(c);
@@ -261,12 +279,14 @@ public final class TableReader {
    * table holds none. Does not consult the Bloom filter (the caller does, to count its checks).
    */
   public StoredValue get(byte[] userKey, long readSequence) {
-    try (TableIterator it = new TableIterator(Direction.FORWARD, true, null, n -> { })) {
+    try (TableIterator it = new TableIterator(Direction.FORWARD, true, null, n -> {})) {
       it.seek(userKey);
       while (it.valid() && Keys.compare(it.userKey(), userKey) == 0) {
         if (it.sequence() <= readSequence) {
-          return new StoredValue(it.kind(),
-              it.kind() == ValueKind.TOMBSTONE ? new byte[0] : it.value(), it.sequence());
+          return new StoredValue(
+              it.kind(),
+              it.kind() == ValueKind.TOMBSTONE ? new byte[0] : it.value(),
+              it.sequence());
         }
         it.next();
       }
@@ -276,9 +296,11 @@ public final class TableReader {
 
   /** An iterator over this table for a reader: blocks go through the block cache. */
   public InternalIterator iterator(Direction direction) {
-    Readahead ra = map != null || direction != Direction.FORWARD ? null
-        : Readahead.adaptive(SCAN_READAHEAD_INITIAL, SCAN_READAHEAD_MAX);
-    return new TableIterator(direction, true, ra, n -> { });
+    Readahead ra =
+        map != null || direction != Direction.FORWARD
+            ? null
+            : Readahead.adaptive(SCAN_READAHEAD_INITIAL, SCAN_READAHEAD_MAX);
+    return new TableIterator(direction, true, ra, n -> {});
   }
 
   /**
@@ -287,12 +309,14 @@ public final class TableReader {
    * fixed budget, and the size of every block loaded is reported to {@code blockReadCharge} (the
    * I/O budget).
    */
-  public InternalIterator compactionIterator(int inputs,
-      java.util.function.LongConsumer blockReadCharge) {
-    int window = Math.max(COMPACTION_READAHEAD_MIN,
-        Math.min(COMPACTION_READAHEAD_MAX, COMPACTION_READAHEAD_BUDGET / Math.max(1, inputs)));
-    return new TableIterator(Direction.FORWARD, false,
-        map != null ? null : Readahead.fixed(window), blockReadCharge);
+  public InternalIterator compactionIterator(
+      int inputs, java.util.function.LongConsumer blockReadCharge) {
+    int window =
+        Math.max(
+            COMPACTION_READAHEAD_MIN,
+            Math.min(COMPACTION_READAHEAD_MAX, COMPACTION_READAHEAD_BUDGET / Math.max(1, inputs)));
+    return new TableIterator(
+        Direction.FORWARD, false, map != null ? null : Readahead.fixed(window), blockReadCharge);
   }
 
   /** Read every data block and check its checksum; returns the number of blocks checked. */
@@ -316,11 +340,16 @@ public final class TableReader {
     private final boolean fillCache;
     private final Block.Iter indexIter;
     private final java.util.function.LongConsumer readCharge;
+
     /** Null with a memory mapping (the kernel reads ahead) or backwards (never sequential). */
     private final Readahead readahead;
+
     private Block.Iter dataIter;
 
-    TableIterator(Direction direction, boolean fillCache, Readahead readahead,
+    TableIterator(
+        Direction direction,
+        boolean fillCache,
+        Readahead readahead,
         java.util.function.LongConsumer readCharge) {
       this.direction = direction;
       this.fillCache = fillCache;

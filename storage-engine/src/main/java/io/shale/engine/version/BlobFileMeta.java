@@ -2,11 +2,16 @@ package io.shale.engine.version;
 
 /**
  * A blob file as the version set knows it: what was written into it, and how much of that the
- * current version no longer references (garbage, found when compaction drops a pointer).
- * Immutable; garbage grows by replacing the record.
+ * current version no longer references (garbage, found when compaction drops a pointer). Immutable;
+ * garbage grows by replacing the record.
  */
-public record BlobFileMeta(long number, long fileSize, long totalBytes, long totalCount,
-    long garbageBytes, long garbageCount) {
+public record BlobFileMeta(
+    long number,
+    long fileSize,
+    long totalBytes,
+    long totalCount,
+    long garbageBytes,
+    long garbageCount) {
 
   public long liveBytes() {
     return totalBytes - garbageBytes;
@@ -18,7 +23,7 @@ public record BlobFileMeta(long number, long fileSize, long totalBytes, long tot
   }
 
   public BlobFileMeta plusGarbage(long bytes, long count) {
-    return new BlobFileMeta(number, fileSize, totalBytes, totalCount, garbageBytes + bytes,
-        garbageCount + count);
+    return new BlobFileMeta(
+        number, fileSize, totalBytes, totalCount, garbageBytes + bytes, garbageCount + count);
   }
 }

@@ -4,8 +4,8 @@ import io.shale.engine.key.Keys;
 import io.shale.engine.sstable.TableProperties;
 
 /**
- * A table file as the version set knows it: number, size and the properties recorded when it
- * was written. Immutable; a file's level is where a version puts it, not part of the file.
+ * A table file as the version set knows it: number, size and the properties recorded when it was
+ * written. Immutable; a file's level is where a version puts it, not part of the file.
  */
 public record FileMetadata(long number, long size, TableProperties properties) {
   public byte[] smallestKey() {

@@ -8,9 +8,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 
 /**
- * Point lookup in a version's tables: every level-0 table whose range holds the key, newest
- * first, then the one candidate table of each deeper level; the first version of the key found
- * wins (tombstones included). Each table's Bloom filter is probed before its blocks are read.
+ * Point lookup in a version's tables: every level-0 table whose range holds the key, newest first,
+ * then the one candidate table of each deeper level; the first version of the key found wins
+ * (tombstones included). Each table's Bloom filter is probed before its blocks are read.
  */
 public final class TableLookup {
   /** What a lookup reports about its filter probes and the tables it searched. */
@@ -65,8 +65,7 @@ public final class TableLookup {
     }
   }
 
-  private StoredValue lookup(int level, FileMetadata f, byte[] key, long sequence,
-      int[] touched) {
+  private StoredValue lookup(int level, FileMetadata f, byte[] key, long sequence, int[] touched) {
     TableReader r;
     try {
       r = tables.acquire(f.number());

@@ -20,9 +20,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * one reference to the current version.
  */
 public final class Version {
-  private static final Comparator<FileMetadata> NEWEST_FIRST = Comparator
-      .comparingLong((FileMetadata f) -> f.properties().largestSequence())
-      .thenComparingLong(FileMetadata::number).reversed();
+  private static final Comparator<FileMetadata> NEWEST_FIRST =
+      Comparator.comparingLong((FileMetadata f) -> f.properties().largestSequence())
+          .thenComparingLong(FileMetadata::number)
+          .reversed();
   private static final Comparator<FileMetadata> BY_SMALLEST_KEY =
       (a, b) -> Keys.compare(a.smallestKey(), b.smallestKey());
 
@@ -31,7 +32,9 @@ public final class Version {
   private final AtomicInteger refs = new AtomicInteger(1);
   private final VersionSet owner;
 
-  Version(List<List<FileMetadata>> levels, java.util.SortedMap<Long, BlobFileMeta> blobs,
+  Version(
+      List<List<FileMetadata>> levels,
+      java.util.SortedMap<Long, BlobFileMeta> blobs,
       VersionSet owner) {
     this.levels = levels;
     this.blobs = blobs;
@@ -138,8 +141,8 @@ public final class Version {
       checkLevel(r.level());
       boolean gone = next.get(r.level()).removeIf(f -> f.number() == r.number());
       if (!gone) {
-        throw new IllegalStateException("edit removes file " + r.number() + " absent from level "
-            + r.level());
+        throw new IllegalStateException(
+            "edit removes file " + r.number() + " absent from level " + r.level());
       }
     }
     Set<Long> present = new HashSet<>();
@@ -157,8 +160,13 @@ public final class Version {
       files.sort(BY_SMALLEST_KEY);
       for (int i = 1; i < files.size(); i++) {
         if (Keys.compare(files.get(i - 1).largestKey(), files.get(i).smallestKey()) >= 0) {
-          throw new IllegalStateException("files " + files.get(i - 1).number() + " and "
-              + files.get(i).number() + " overlap on level " + l);
+          throw new IllegalStateException(
+              "files "
+                  + files.get(i - 1).number()
+                  + " and "
+                  + files.get(i).number()
+                  + " overlap on level "
+                  + l);
         }
       }
     }
@@ -175,8 +183,14 @@ public final class Version {
       }
       BlobFileMeta more = b.plusGarbage(g.bytes(), g.count());
       if (more.garbageBytes() > more.totalBytes()) {
-        throw new IllegalStateException("blob file " + g.number() + " would hold more garbage ("
-            + more.garbageBytes() + ") than bytes (" + more.totalBytes() + ")");
+        throw new IllegalStateException(
+            "blob file "
+                + g.number()
+                + " would hold more garbage ("
+                + more.garbageBytes()
+                + ") than bytes ("
+                + more.totalBytes()
+                + ")");
       }
       nextBlobs.put(g.number(), more);
     }

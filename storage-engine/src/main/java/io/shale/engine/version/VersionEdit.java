@@ -7,31 +7,36 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One atomic change to the set of files: files added and removed, and the counters that move
- * with them. Encoded as tagged fields; a manifest record holds exactly one edit.
+ * One atomic change to the set of files: files added and removed, and the counters that move with
+ * them. Encoded as tagged fields; a manifest record holds exactly one edit.
  *
- * @param persistedAppliedIndex the highest applied index durable after this edit, or -1 if the
- *     edit does not change it
+ * @param persistedAppliedIndex the highest applied index durable after this edit, or -1 if the edit
+ *     does not change it
  * @param nextFileNumber the smallest file number never used, or -1 if unchanged
  */
-public record VersionEdit(List<Added> added, List<Removed> removed, long persistedAppliedIndex,
-    long nextFileNumber, List<BlobFileMeta> blobsAdded, List<BlobGarbage> blobGarbage,
+public record VersionEdit(
+    List<Added> added,
+    List<Removed> removed,
+    long persistedAppliedIndex,
+    long nextFileNumber,
+    List<BlobFileMeta> blobsAdded,
+    List<BlobGarbage> blobGarbage,
     List<Long> blobsRemoved) {
 
   /** Dead bytes found in a blob file (pointers the current version dropped). */
   public record BlobGarbage(long number, long bytes, long count) {}
 
   /** An edit of table files only. */
-  public VersionEdit(List<Added> added, List<Removed> removed, long persistedAppliedIndex,
-      long nextFileNumber) {
+  public VersionEdit(
+      List<Added> added, List<Removed> removed, long persistedAppliedIndex, long nextFileNumber) {
     this(added, removed, persistedAppliedIndex, nextFileNumber, List.of(), List.of(), List.of());
   }
 
   /** This edit with blob changes added. */
-  public VersionEdit withBlobs(List<BlobFileMeta> newBlobs, List<BlobGarbage> garbage,
-      List<Long> removedBlobs) {
-    return new VersionEdit(added, removed, persistedAppliedIndex, nextFileNumber, newBlobs, garbage,
-        removedBlobs);
+  public VersionEdit withBlobs(
+      List<BlobFileMeta> newBlobs, List<BlobGarbage> garbage, List<Long> removedBlobs) {
+    return new VersionEdit(
+        added, removed, persistedAppliedIndex, nextFileNumber, newBlobs, garbage, removedBlobs);
   }
 
   /** This edit with another applied index. */
@@ -68,7 +73,10 @@ public record VersionEdit(List<Added> added, List<Removed> removed, long persist
   public byte[] encode() {
     ByteSink s = new ByteSink(64);
     for (Added a : added) {
-      s.putVarint(ADD).putVarint(a.level).putVarint(a.file.number()).putVarint(a.file.size())
+      s.putVarint(ADD)
+          .putVarint(a.level)
+          .putVarint(a.file.number())
+          .putVarint(a.file.size())
           .putBytes(a.file.properties().encode());
     }
     for (Removed r : removed) {
@@ -81,8 +89,13 @@ public record VersionEdit(List<Added> added, List<Removed> removed, long persist
       s.putVarint(NEXT_FILE).putVarint(nextFileNumber);
     }
     for (BlobFileMeta b : blobsAdded) {
-      s.putVarint(BLOB_ADD).putVarint(b.number()).putVarint(b.fileSize()).putVarint(b.totalBytes())
-          .putVarint(b.totalCount()).putVarint(b.garbageBytes()).putVarint(b.garbageCount());
+      s.putVarint(BLOB_ADD)
+          .putVarint(b.number())
+          .putVarint(b.fileSize())
+          .putVarint(b.totalBytes())
+          .putVarint(b.totalCount())
+          .putVarint(b.garbageBytes())
+          .putVarint(b.garbageCount());
     }
     for (BlobGarbage g : blobGarbage) {
       s.putVarint(BLOB_GARBAGE).putVarint(g.number()).putVarint(g.bytes()).putVarint(g.count());
@@ -116,16 +129,25 @@ public record VersionEdit(List<Added> added, List<Removed> removed, long persist
           }
           byte[] props = java.util.Arrays.copyOfRange(b, c.pos, c.pos + len);
           c.pos += len;
-          added.add(new Added(level, new FileMetadata(number, size, TableProperties.decode(props))));
+          added.add(
+              new Added(level, new FileMetadata(number, size, TableProperties.decode(props))));
         }
         case REMOVE -> removed.add(new Removed(Varints.readVarint32(c), Varints.readVarint64(c)));
         case APPLIED -> applied = Varints.readVarint64(c);
         case NEXT_FILE -> next = Varints.readVarint64(c);
-        case BLOB_ADD -> blobs.add(new BlobFileMeta(Varints.readVarint64(c), Varints.readVarint64(c),
-            Varints.readVarint64(c), Varints.readVarint64(c), Varints.readVarint64(c),
-            Varints.readVarint64(c)));
-        case BLOB_GARBAGE -> garbage.add(new BlobGarbage(Varints.readVarint64(c),
-            Varints.readVarint64(c), Varints.readVarint64(c)));
+        case BLOB_ADD ->
+            blobs.add(
+                new BlobFileMeta(
+                    Varints.readVarint64(c),
+                    Varints.readVarint64(c),
+                    Varints.readVarint64(c),
+                    Varints.readVarint64(c),
+                    Varints.readVarint64(c),
+                    Varints.readVarint64(c)));
+        case BLOB_GARBAGE ->
+            garbage.add(
+                new BlobGarbage(
+                    Varints.readVarint64(c), Varints.readVarint64(c), Varints.readVarint64(c)));
         case BLOB_REMOVE -> blobsGone.add(Varints.readVarint64(c));
         default -> throw new IllegalStateException("unknown version edit tag " + tag);
       }

@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * The current version, the manifest that makes it durable, and the reference counts that decide
  * when a table file may be deleted.
  *
- * <p>Thread-safety: {@link #logAndApply} and file-number allocation may be called from any
- * thread (they serialise on this object); {@link #acquireCurrent} is lock-free.
+ * <p>Thread-safety: {@link #logAndApply} and file-number allocation may be called from any thread
+ * (they serialise on this object); {@link #acquireCurrent} is lock-free.
  */
 public final class VersionSet implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(VersionSet.class);
@@ -57,8 +57,9 @@ public final class VersionSet implements AutoCloseable {
    * @param deleteFile called with the number of each table file once no live version lists it
    * @param deleteBlob the same for blob files
    */
-  public static VersionSet open(Path dir, int numLevels, LongConsumer deleteFile,
-      LongConsumer deleteBlob) throws IOException {
+  public static VersionSet open(
+      Path dir, int numLevels, LongConsumer deleteFile, LongConsumer deleteBlob)
+      throws IOException {
     VersionSet vs = new VersionSet(dir, numLevels, deleteFile, deleteBlob);
     vs.recover();
     return vs;
@@ -72,7 +73,8 @@ public final class VersionSet implements AutoCloseable {
     if (Files.exists(currentFile)) {
       Path manifestFile = dir.resolve(readCurrent(currentFile));
       if (!Files.exists(manifestFile)) {
-        throw new CorruptionException(currentFile, 0, "names missing manifest " + manifestFile.getFileName());
+        throw new CorruptionException(
+            currentFile, 0, "names missing manifest " + manifestFile.getFileName());
       }
       RecordLog.Contents contents = RecordLog.read(manifestFile, MANIFEST_MAGIC, MANIFEST_VERSION);
       for (int i = 0; i < contents.records().size(); i++) {
@@ -87,37 +89,43 @@ public final class VersionSet implements AutoCloseable {
             next = Math.max(next, edit.nextFileNumber());
           }
         } catch (IllegalStateException e) {
-          throw new CorruptionException(manifestFile, offset, "bad version edit: " + e.getMessage());
+          throw new CorruptionException(
+              manifestFile, offset, "bad version edit: " + e.getMessage());
         }
       }
       for (FileMetadata f : v.allFiles()) {
         Path p = FileNames.table(dir, f.number());
         if (!Files.exists(p)) {
-          throw new CorruptionException(p, 0, "table listed in " + manifestFile.getFileName()
-              + " is missing");
+          throw new CorruptionException(
+              p, 0, "table listed in " + manifestFile.getFileName() + " is missing");
         }
         long size = Files.size(p);
         if (size != f.size()) {
-          throw new CorruptionException(p, Math.min(size, f.size()), "table has " + size
-              + " bytes, manifest says " + f.size());
+          throw new CorruptionException(
+              p,
+              Math.min(size, f.size()),
+              "table has " + size + " bytes, manifest says " + f.size());
         }
         next = Math.max(next, f.number() + 1);
       }
       for (BlobFileMeta b : v.blobFiles().values()) {
         Path p = FileNames.blob(dir, b.number());
         if (!Files.exists(p)) {
-          throw new CorruptionException(p, 0, "blob file listed in " + manifestFile.getFileName()
-              + " is missing");
+          throw new CorruptionException(
+              p, 0, "blob file listed in " + manifestFile.getFileName() + " is missing");
         }
         long size = Files.size(p);
         if (size != b.fileSize()) {
-          throw new CorruptionException(p, Math.min(size, b.fileSize()), "blob file has " + size
-              + " bytes, manifest says " + b.fileSize());
+          throw new CorruptionException(
+              p,
+              Math.min(size, b.fileSize()),
+              "blob file has " + size + " bytes, manifest says " + b.fileSize());
         }
         next = Math.max(next, b.number() + 1);
       }
     } else if (hasTables()) {
-      throw new CorruptionException(currentFile, 0, "CURRENT is missing but the directory holds tables");
+      throw new CorruptionException(
+          currentFile, 0, "CURRENT is missing but the directory holds tables");
     }
     this.persistedAppliedIndex = applied;
     this.nextFileNumber = Math.max(next, largestManifestNumber() + 1);
@@ -127,8 +135,8 @@ public final class VersionSet implements AutoCloseable {
   }
 
   /**
-   * The largest manifest number in the directory. A crash between creating a manifest and
-   * switching CURRENT to it leaves a manifest no edit accounts for; its number must not be reused.
+   * The largest manifest number in the directory. A crash between creating a manifest and switching
+   * CURRENT to it leaves a manifest no edit accounts for; its number must not be reused.
    */
   private long largestManifestNumber() throws IOException {
     long max = 0;
@@ -163,17 +171,21 @@ public final class VersionSet implements AutoCloseable {
     byte[] nameBytes = name.getBytes(StandardCharsets.ISO_8859_1);
     String expected = String.format("%08x", Checksums.crc32c(nameBytes, 0, nameBytes.length));
     if (!crc.equals(expected) || FileNames.parseManifest(name) < 0) {
-      throw new CorruptionException(currentFile, 0, "CURRENT checksum mismatch or bad manifest name");
+      throw new CorruptionException(
+          currentFile, 0, "CURRENT checksum mismatch or bad manifest name");
     }
     return name;
   }
 
   static void writeCurrent(Path dir, String manifestName) throws IOException {
     byte[] nameBytes = manifestName.getBytes(StandardCharsets.ISO_8859_1);
-    String content = manifestName + " "
-        + String.format("%08x", Checksums.crc32c(nameBytes, 0, nameBytes.length)) + "\n";
-    DurableFiles.replaceAtomically(dir.resolve(FileNames.CURRENT),
-        content.getBytes(StandardCharsets.ISO_8859_1));
+    String content =
+        manifestName
+            + " "
+            + String.format("%08x", Checksums.crc32c(nameBytes, 0, nameBytes.length))
+            + "\n";
+    DurableFiles.replaceAtomically(
+        dir.resolve(FileNames.CURRENT), content.getBytes(StandardCharsets.ISO_8859_1));
   }
 
   /** An edit that recreates {@code v} from nothing: the first record of every manifest. */
@@ -191,7 +203,8 @@ public final class VersionSet implements AutoCloseable {
   private void startNewManifest() throws IOException {
     long number = nextFileNumber++;
     String name = FileNames.manifestName(number);
-    RecordLog.Writer w = RecordLog.Writer.create(dir.resolve(name), MANIFEST_MAGIC, MANIFEST_VERSION);
+    RecordLog.Writer w =
+        RecordLog.Writer.create(dir.resolve(name), MANIFEST_MAGIC, MANIFEST_VERSION);
     try {
       byte[] rec = snapshotEdit(current, persistedAppliedIndex, nextFileNumber).encode();
       w.append(rec);
@@ -217,8 +230,8 @@ public final class VersionSet implements AutoCloseable {
         String name = p.getFileName().toString();
         long table = FileNames.parseTable(name);
         long blob = FileNames.parseBlob(name);
-        boolean orphanTable = table >= 0 && !fileRefs.containsKey(table)
-            || blob >= 0 && !fileRefs.containsKey(blob);
+        boolean orphanTable =
+            table >= 0 && !fileRefs.containsKey(table) || blob >= 0 && !fileRefs.containsKey(blob);
         boolean staleManifest = FileNames.parseManifest(name) >= 0 && !name.equals(liveManifest);
         if (orphanTable || staleManifest || name.endsWith(".tmp")) {
           Files.deleteIfExists(p);
@@ -354,12 +367,14 @@ public final class VersionSet implements AutoCloseable {
     return sum;
   }
 
-  /** Write a manifest and CURRENT describing {@code v} at {@code appliedIndex} into {@code target}. */
-  public static void writeStandaloneManifest(Path target, Version v, long appliedIndex,
-      long nextFile) throws IOException {
+  /**
+   * Write a manifest and CURRENT describing {@code v} at {@code appliedIndex} into {@code target}.
+   */
+  public static void writeStandaloneManifest(
+      Path target, Version v, long appliedIndex, long nextFile) throws IOException {
     String name = FileNames.manifestName(nextFile);
-    try (RecordLog.Writer w = RecordLog.Writer.create(target.resolve(name), MANIFEST_MAGIC,
-        MANIFEST_VERSION)) {
+    try (RecordLog.Writer w =
+        RecordLog.Writer.create(target.resolve(name), MANIFEST_MAGIC, MANIFEST_VERSION)) {
       w.append(snapshotEdit(v, appliedIndex, nextFile + 1).encode());
     }
     writeCurrent(target, name);
@@ -383,7 +398,8 @@ public final class VersionSet implements AutoCloseable {
     Path currentFile = dir.resolve(FileNames.CURRENT);
     Path manifestFile = dir.resolve(readCurrent(currentFile));
     if (!Files.exists(manifestFile)) {
-      throw new CorruptionException(currentFile, 0, "names missing manifest " + manifestFile.getFileName());
+      throw new CorruptionException(
+          currentFile, 0, "names missing manifest " + manifestFile.getFileName());
     }
     RecordLog.Contents c = RecordLog.read(manifestFile, MANIFEST_MAGIC, MANIFEST_VERSION);
     Version v = Version.empty(numLevels, null);
@@ -391,8 +407,8 @@ public final class VersionSet implements AutoCloseable {
       try {
         v = v.apply(VersionEdit.decode(c.records().get(i)), null);
       } catch (IllegalStateException e) {
-        throw new CorruptionException(manifestFile, c.offsets().get(i), "bad version edit: "
-            + e.getMessage());
+        throw new CorruptionException(
+            manifestFile, c.offsets().get(i), "bad version edit: " + e.getMessage());
       }
     }
     return v;

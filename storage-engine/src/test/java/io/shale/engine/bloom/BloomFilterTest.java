@@ -34,8 +34,9 @@ class BloomFilterTest {
     }
     double measured = (double) falsePositives / PROBES;
     double theory = BloomFilter.theoreticalFalsePositiveRate(bitsPerKey);
-    System.out.printf("bloom %d bits/key: measured FPR %.5f%%, theory %.5f%%%n", bitsPerKey,
-        measured * 100, theory * 100);
+    System.out.printf(
+        "bloom %d bits/key: measured FPR %.5f%%, theory %.5f%%%n",
+        bitsPerKey, measured * 100, theory * 100);
     assertThat(measured).isBetween(theory * 0.75, theory * 1.25);
     assertThat(f.memoryBytes()).isBetween(KEYS * bitsPerKey / 8, KEYS * bitsPerKey / 8 + 16);
   }
@@ -43,12 +44,13 @@ class BloomFilterTest {
   @ParameterizedTest(name = "level {0}")
   @ValueSource(ints = {0, 1, 2, 3, 6})
   void seedPolicyGivesBitsPerLevel(int level) {
-    int expected = switch (level) {
-      case 0 -> 16;
-      case 1 -> 14;
-      case 2 -> 12;
-      default -> 10;
-    };
+    int expected =
+        switch (level) {
+          case 0 -> 16;
+          case 1 -> 14;
+          case 2 -> 12;
+          default -> 10;
+        };
     assertThat(BloomPolicy.DEFAULT.bitsPerKey(level)).isEqualTo(expected);
   }
 }

@@ -17,15 +17,27 @@ import org.junit.jupiter.api.Test;
 class CompactionPickerTest {
   private static final long NOW = 1_000L * 86_400_000L;
   private static final long MIB = 1 << 20;
-  private static final CompactionOptions OPTIONS = new CompactionOptions(4, 10, 10 * MIB, MIB, 7, 1,
-      CompactionScore.SEED);
+  private static final CompactionOptions OPTIONS =
+      new CompactionOptions(4, 10, 10 * MIB, MIB, 7, 1, CompactionScore.SEED);
 
-  private static FileMetadata file(long number, String lo, String hi, long size, double tombstones,
-      double ageDays) {
+  private static FileMetadata file(
+      long number, String lo, String hi, long size, double tombstones, double ageDays) {
     long entries = 1000;
-    TableProperties p = new TableProperties(entries, (long) (entries * tombstones), 0, 0, 1, 0, 10,
-        lo.getBytes(StandardCharsets.UTF_8), hi.getBytes(StandardCharsets.UTF_8), 1, 1,
-        NOW - (long) (ageDays * 86_400_000L), 1);
+    TableProperties p =
+        new TableProperties(
+            entries,
+            (long) (entries * tombstones),
+            0,
+            0,
+            1,
+            0,
+            10,
+            lo.getBytes(StandardCharsets.UTF_8),
+            hi.getBytes(StandardCharsets.UTF_8),
+            1,
+            1,
+            NOW - (long) (ageDays * 86_400_000L),
+            1);
     return new FileMetadata(number, size, p);
   }
 
@@ -49,10 +61,12 @@ class CompactionPickerTest {
   @Test
   void tombstoneDenseFileGoesFirstThenTheOldOne() {
     // Level 1 holds 15 MiB against a 10 MiB target: pressure 1.5 for every file.
-    Version v = version(1,
-        file(1, "a", "b", 5 * MIB, 0.0, 0.0),
-        file(2, "c", "d", 5 * MIB, 0.0, 2.0),
-        file(3, "e", "f", 5 * MIB, 0.4, 0.0));
+    Version v =
+        version(
+            1,
+            file(1, "a", "b", 5 * MIB, 0.0, 0.0),
+            file(2, "c", "d", 5 * MIB, 0.0, 2.0),
+            file(3, "e", "f", 5 * MIB, 0.4, 0.0));
     List<CompactionPicker.Candidate> c = new CompactionPicker(OPTIONS).candidates(v, NOW);
     assertThat(c).extracting(x -> x.file().number()).containsExactly(3L, 2L, 1L);
     assertThat(c.get(0).score()).isCloseTo(1.5 * 2.2, within(1e-6));
@@ -65,21 +79,23 @@ class CompactionPickerTest {
 
   @Test
   void withoutTheTombstoneAndAgeFactorsOnlySizeCounts() {
-    Version v = version(1,
-        file(1, "a", "b", 5 * MIB, 0.0, 0.0),
-        file(3, "e", "f", 5 * MIB, 0.9, 2.0));
+    Version v =
+        version(1, file(1, "a", "b", 5 * MIB, 0.0, 0.0), file(3, "e", "f", 5 * MIB, 0.9, 2.0));
     CompactionPicker sizeOnly = new CompactionPicker(OPTIONS.withScore(CompactionScore.SIZE_ONLY));
-    assertThat(sizeOnly.candidates(v, NOW)).extracting(CompactionPicker.Candidate::score)
+    assertThat(sizeOnly.candidates(v, NOW))
+        .extracting(CompactionPicker.Candidate::score)
         .containsExactly(1.0, 1.0);
   }
 
   @Test
   void underTargetLevelIsCompactedOnlyForTombstonesNotForAge() {
     // 5 MiB of a 10 MiB target: pressure 0.5.
-    Version v = version(1,
-        file(1, "a", "b", 2 * MIB, 0.5, 0.0),   // 0.5 * 2.5 = 1.25: eligible
-        file(2, "c", "d", 2 * MIB, 0.0, 2.0),   // age alone: not eligible
-        file(3, "e", "f", MIB, 0.1, 0.0));      // 0.5 * 1.3 = 0.65: not eligible
+    Version v =
+        version(
+            1,
+            file(1, "a", "b", 2 * MIB, 0.5, 0.0), // 0.5 * 2.5 = 1.25: eligible
+            file(2, "c", "d", 2 * MIB, 0.0, 2.0), // age alone: not eligible
+            file(3, "e", "f", MIB, 0.1, 0.0)); // 0.5 * 1.3 = 0.65: not eligible
     List<CompactionPicker.Candidate> c = new CompactionPicker(OPTIONS).candidates(v, NOW);
     assertThat(c).extracting(x -> x.file().number()).containsExactly(1L);
     assertThat(c.get(0).reason()).isEqualTo(CompactionReason.TOMBSTONES);
@@ -94,10 +110,14 @@ class CompactionPickerTest {
     added.add(new VersionEdit.Added(1, file(2, "g", "m", MIB, 0.5, 0)));
     added.add(new VersionEdit.Added(1, file(3, "n", "z", 3 * MIB, 0.0, 0)));
     for (int i = 0; i < 11; i++) {
-      added.add(new VersionEdit.Added(2, file(10 + i, "b" + (char) ('a' + i), "b" + (char) ('a' + i), MIB, 0, 0)));
+      added.add(
+          new VersionEdit.Added(
+              2, file(10 + i, "b" + (char) ('a' + i), "b" + (char) ('a' + i), MIB, 0, 0)));
     }
     for (int i = 0; i < 10; i++) {
-      added.add(new VersionEdit.Added(2, file(30 + i, "h" + (char) ('a' + i), "h" + (char) ('a' + i), MIB, 0, 0)));
+      added.add(
+          new VersionEdit.Added(
+              2, file(30 + i, "h" + (char) ('a' + i), "h" + (char) ('a' + i), MIB, 0, 0)));
     }
     Version v = Version.empty(7).apply(VersionEdit.of(added, List.of()));
     List<CompactionPicker.Candidate> c = new CompactionPicker(OPTIONS).candidates(v, NOW);
@@ -112,7 +132,8 @@ class CompactionPickerTest {
     added.add(new VersionEdit.Added(1, file(4, "za", "zz", 6 * MIB, 0.0, 0)));
     Version full = Version.empty(7).apply(VersionEdit.of(added, List.of()));
     assertThat(new CompactionPicker(OPTIONS).candidates(full, NOW))
-        .extracting(x -> x.file().number()).contains(1L, 2L, 3L, 4L);
+        .extracting(x -> x.file().number())
+        .contains(1L, 2L, 3L, 4L);
   }
 
   private static Version levelOneOverLevelTwo(long tombstoneFileOverlap) {
@@ -142,7 +163,8 @@ class CompactionPickerTest {
     // At four times the cheapest's cost they do not: 1.5 * 2.2 / 4 = 0.825.
     Version dear = levelOneOverLevelTwo(3 * MIB);
     assertThat(new CompactionPicker(OPTIONS).candidates(dear, NOW))
-        .extracting(x -> x.file().number()).containsExactly(2L, 1L, 3L);
+        .extracting(x -> x.file().number())
+        .containsExactly(2L, 1L, 3L);
   }
 
   @Test
@@ -171,10 +193,12 @@ class CompactionPickerTest {
 
   @Test
   void busyFilesAndOverlappingRunningOutputsAreSkipped() {
-    Version v = version(1,
-        file(1, "a", "b", 5 * MIB, 0.0, 0.0),
-        file(3, "e", "f", 5 * MIB, 0.4, 0.0),
-        file(4, "g", "h", 5 * MIB, 0.2, 0.0));
+    Version v =
+        version(
+            1,
+            file(1, "a", "b", 5 * MIB, 0.0, 0.0),
+            file(3, "e", "f", 5 * MIB, 0.4, 0.0),
+            file(4, "g", "h", 5 * MIB, 0.2, 0.0));
     CompactionPicker p = new CompactionPicker(OPTIONS);
     assertThat(p.pick(v, Set.of(3L), List.of(), NOW).inputs().get(0).number()).isEqualTo(4L);
     Compaction running = p.pick(v, Set.of(), List.of(), NOW);

@@ -18,8 +18,11 @@ class GrandparentBoundaryTest {
   private static List<FileMetadata> grandparents(int n) {
     List<FileMetadata> out = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      out.add(new FileMetadata(i + 1, 10, new TableProperties(1, 0, 0, 0, 1, 0, 10,
-          k(100 * i), k(100 * i + 99), 1, 1, 0, 0)));
+      out.add(
+          new FileMetadata(
+              i + 1,
+              10,
+              new TableProperties(1, 0, 0, 0, 1, 0, 10, k(100 * i), k(100 * i + 99), 1, 1, 0, 0)));
     }
     return out;
   }
@@ -59,6 +62,8 @@ class GrandparentBoundaryTest {
       assertThat(none.test(k(key))).isFalse();
     }
     GrandparentBoundary b = new GrandparentBoundary(grandparents(100), 35);
-    assertThat(b.test(k(9_999))).as("files passed before the first key are not the output's").isFalse();
+    assertThat(b.test(k(9_999)))
+        .as("files passed before the first key are not the output's")
+        .isFalse();
   }
 }

@@ -16,8 +16,23 @@ class PendingCompactionBytesTest {
   private static final long MIB = 1 << 20;
 
   private static FileMetadata file(long n, String lo, String hi, long size) {
-    return new FileMetadata(n, size, new TableProperties(1, 0, 0, 0, 1, 0, 10,
-        lo.getBytes(StandardCharsets.UTF_8), hi.getBytes(StandardCharsets.UTF_8), 1, 1, 0, 0));
+    return new FileMetadata(
+        n,
+        size,
+        new TableProperties(
+            1,
+            0,
+            0,
+            0,
+            1,
+            0,
+            10,
+            lo.getBytes(StandardCharsets.UTF_8),
+            hi.getBytes(StandardCharsets.UTF_8),
+            1,
+            1,
+            0,
+            0));
   }
 
   @Test
@@ -33,12 +48,14 @@ class PendingCompactionBytesTest {
     Version v = Version.empty(7).apply(VersionEdit.of(added, List.of()));
 
     // By hand:
-    //   L0 over its trigger: all of L0 (40) plus all of L1 (300)            = 340 MiB; 40 moves down
+    //   L0 over its trigger: all of L0 (40) plus all of L1 (300)            = 340 MiB; 40 moves
+    // down
     //   L1: 300 + 40 = 340 > 256: excess 84, times (1 + 1024 / 340)          = 336.988... MiB
     //   L2: 1024 + 84 = 1108 < 2560: nothing
     double expectedMib = 340 + 84 * (1 + 1024.0 / 340);
     long estimate = PendingCompactionBytes.estimate(v, CompactionOptions.DEFAULT);
-    assertThat((double) estimate / MIB).isCloseTo(expectedMib, org.assertj.core.data.Offset.offset(0.001));
+    assertThat((double) estimate / MIB)
+        .isCloseTo(expectedMib, org.assertj.core.data.Offset.offset(0.001));
 
     // Under every target and trigger there is nothing to do.
     Version calm = Version.empty(7).apply(VersionEdit.of(added.subList(4, 5), List.of()));

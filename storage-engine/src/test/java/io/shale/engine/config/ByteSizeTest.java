@@ -14,27 +14,43 @@ class ByteSizeTest {
 
   @ParameterizedTest
   @CsvSource({
-      "0, 0",
-      "4096, 4096",
-      "512B, 512",
-      "64KiB, 65536",
-      "64MiB, 67108864",
-      "64 MiB, 67108864",
-      "'  64MiB ', 67108864",
-      "1.5GiB, 1610612736",
-      "2TiB, 2199023255552",
-      "0.5KiB, 512",
-      // Rounded down to a whole byte: 1.0001 KiB is 1024.1024 bytes.
-      "1.0001KiB, 1024",
-      "9223372036854775807, 9223372036854775807",
+    "0, 0",
+    "4096, 4096",
+    "512B, 512",
+    "64KiB, 65536",
+    "64MiB, 67108864",
+    "64 MiB, 67108864",
+    "'  64MiB ', 67108864",
+    "1.5GiB, 1610612736",
+    "2TiB, 2199023255552",
+    "0.5KiB, 512",
+    // Rounded down to a whole byte: 1.0001 KiB is 1024.1024 bytes.
+    "1.0001KiB, 1024",
+    "9223372036854775807, 9223372036854775807",
   })
   void parsesSizes(String text, long bytes) {
     assertThat(ByteSize.parse(KEY, text)).isEqualTo(bytes);
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"", "   ", "-1", "-1MiB", "12 parsecs", "64MB", "64mib", "64 KB",
-      "1.5.2GiB", ".5GiB", "1.GiB", "+5", "64MiB extra", "MiB", "1e6"})
+  @ValueSource(
+      strings = {
+        "",
+        "   ",
+        "-1",
+        "-1MiB",
+        "12 parsecs",
+        "64MB",
+        "64mib",
+        "64 KB",
+        "1.5.2GiB",
+        ".5GiB",
+        "1.GiB",
+        "+5",
+        "64MiB extra",
+        "MiB",
+        "1e6"
+      })
   void rejectsWhatIsNotASize(String text) {
     assertThatThrownBy(() -> ByteSize.parse(KEY, text))
         .isInstanceOf(IllegalArgumentException.class)
@@ -44,8 +60,9 @@ class ByteSizeTest {
   @Test
   void errorNamesTheKeyAndGivesExamples() {
     assertThatThrownBy(() -> ByteSize.parse(KEY, "12 parsecs"))
-        .hasMessage("lsm.memtable_size: cannot parse \"12 parsecs\" as a size"
-            + " (examples: 4096, 64KiB, 64MiB, 1.5GiB)");
+        .hasMessage(
+            "lsm.memtable_size: cannot parse \"12 parsecs\" as a size"
+                + " (examples: 4096, 64KiB, 64MiB, 1.5GiB)");
   }
 
   @Test
@@ -56,8 +73,7 @@ class ByteSizeTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"9223372036854775808", "8388608TiB",
-      "99999999999999999999999999GiB"})
+  @ValueSource(strings = {"9223372036854775808", "8388608TiB", "99999999999999999999999999GiB"})
   void rejectsOverflow(String text) {
     assertThatThrownBy(() -> ByteSize.parse(KEY, text))
         .isInstanceOf(IllegalArgumentException.class)
@@ -67,17 +83,17 @@ class ByteSizeTest {
 
   @ParameterizedTest
   @CsvSource({
-      "0, 0B",
-      "1, 1B",
-      "1000, 1000B",
-      "4097, 4097B",
-      "4096, 4KiB",
-      "67108864, 64MiB",
-      "1610612736, 1.5GiB",
-      "1342177280, 1.25GiB",
-      "1073741825, 1073741825B",
-      "2199023255552, 2TiB",
-      "-67108864, -64MiB",
+    "0, 0B",
+    "1, 1B",
+    "1000, 1000B",
+    "4097, 4097B",
+    "4096, 4KiB",
+    "67108864, 64MiB",
+    "1610612736, 1.5GiB",
+    "1342177280, 1.25GiB",
+    "1073741825, 1073741825B",
+    "2199023255552, 2TiB",
+    "-67108864, -64MiB",
   })
   void formats(long bytes, String text) {
     assertThat(ByteSize.format(bytes)).isEqualTo(text);

@@ -26,8 +26,8 @@ class EngineConfigTest {
   private static final Path EXAMPLE = Path.of("../ops/config/shale.toml");
 
   @ParameterizedTest
-  @ValueSource(strings = {"", "\n\n", "# nothing set\n", "[lsm]\n",
-      "[lsm.bloom]\n[lsm.compaction]\n"})
+  @ValueSource(
+      strings = {"", "\n\n", "# nothing set\n", "[lsm]\n", "[lsm.bloom]\n[lsm.compaction]\n"})
   void emptyConfigGivesDefaults(String toml) {
     assertThat(EngineConfig.parse(toml)).isEqualTo(EngineOptions.defaults());
   }
@@ -35,7 +35,9 @@ class EngineConfigTest {
   @Test
   void everyKeyIsRead() {
     // Every value differs from its default, so a key that is parsed but not passed on fails.
-    EngineOptions o = EngineConfig.parse("""
+    EngineOptions o =
+        EngineConfig.parse(
+            """
         [lsm]
         memtable_size = "32MiB"
         block_cache_size = "1.5GiB"
@@ -133,7 +135,9 @@ class EngineConfigTest {
 
   @Test
   void unsetKeysKeepTheirDefaults() {
-    EngineOptions o = EngineConfig.parse("""
+    EngineOptions o =
+        EngineConfig.parse(
+            """
         [lsm.bloom]
         level_0 = 20
         [lsm.compaction]
@@ -141,17 +145,19 @@ class EngineConfigTest {
         """);
 
     EngineOptions d = EngineOptions.defaults();
-    assertThat(o).isEqualTo(d.withBloom(new BloomPolicy(20, 14, 12, 10))
-        .withCompaction(d.compaction().withScore(new CompactionScore(0, 0.5, 2.0))));
+    assertThat(o)
+        .isEqualTo(
+            d.withBloom(new BloomPolicy(20, 14, 12, 10))
+                .withCompaction(d.compaction().withScore(new CompactionScore(0, 0.5, 2.0))));
   }
 
   @ParameterizedTest
   @CsvSource({
-      "'memtable_size = 67108864', 67108864",
-      "'memtable_size = \"64MiB\"', 67108864",
-      "'memtable_size = \"1.5GiB\"', 1610612736",
-      "'memtable_size = \"4 GiB\"', 4294967296",
-      "'memtable_size = \"65536\"', 65536",
+    "'memtable_size = 67108864', 67108864",
+    "'memtable_size = \"64MiB\"', 67108864",
+    "'memtable_size = \"1.5GiB\"', 1610612736",
+    "'memtable_size = \"4 GiB\"', 4294967296",
+    "'memtable_size = \"65536\"', 65536",
   })
   void sizesAcceptIntegersAndStrings(String line, long bytes) {
     assertThat(EngineConfig.parse("[lsm]\n" + line + "\n").memtableSizeBytes()).isEqualTo(bytes);
@@ -159,8 +165,8 @@ class EngineConfigTest {
 
   @Test
   void dottedKeysAndInlineTablesAreTheSameKeys() {
-    EngineOptions expected = EngineOptions.defaults().withMaxOpenFiles(64)
-        .withBloom(new BloomPolicy(16, 14, 12, 4));
+    EngineOptions expected =
+        EngineOptions.defaults().withMaxOpenFiles(64).withBloom(new BloomPolicy(16, 14, 12, 4));
 
     assertThat(EngineConfig.parse("lsm.max_open_files = 64\nlsm.bloom.default = 4\n"))
         .isEqualTo(expected);
@@ -176,7 +182,9 @@ class EngineConfigTest {
 
   @Test
   void otherTopLevelTablesAreIgnored() {
-    EngineOptions o = EngineConfig.parse("""
+    EngineOptions o =
+        EngineConfig.parse(
+            """
         cluster_name = "prod"
 
         [node]
@@ -196,7 +204,10 @@ class EngineConfigTest {
   }
 
   @ParameterizedTest
-  @CsvSource(delimiter = '|', textBlock = """
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
       lsm.memtable_sise = 1           | known keys in [lsm]: memtable_size,
       lsm.bloom.level_3 = 1           | known keys in [lsm.bloom]: level_0,
       lsm.compaction.thread = 2       | known keys in [lsm.compaction]: level0_file_num_
@@ -212,8 +223,9 @@ class EngineConfigTest {
   @Test
   void unknownKeyMessageListsTheKnownKeys() {
     assertThatThrownBy(() -> EngineConfig.parse("[lsm.bloom]\nlevel_0 = 16\nlevel_9 = 8\n"))
-        .hasMessage("unknown configuration key lsm.bloom.level_9"
-            + " (known keys in [lsm.bloom]: level_0, level_1, level_2, default)");
+        .hasMessage(
+            "unknown configuration key lsm.bloom.level_9"
+                + " (known keys in [lsm.bloom]: level_0, level_1, level_2, default)");
   }
 
   @Test
@@ -239,25 +251,33 @@ class EngineConfigTest {
   void unknownTablesAreRejectedListingTheKnownOnes(String table) {
     assertThatThrownBy(() -> EngineConfig.parse("[lsm." + table + "]\nenabled = true\n"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("unknown configuration table [lsm." + table + "]"
-            + " (known tables in [lsm]: [lsm.bloom], [lsm.compaction], [lsm.blob],"
-            + " [lsm.write_pressure])");
+        .hasMessage(
+            "unknown configuration table [lsm."
+                + table
+                + "]"
+                + " (known tables in [lsm]: [lsm.bloom], [lsm.compaction], [lsm.blob],"
+                + " [lsm.write_pressure])");
   }
 
   @Test
   void compactionHasOnlyTheBudgetSubTable() {
     assertThatThrownBy(() -> EngineConfig.parse("[lsm.compaction.limits]\nrate = \"100MiB\"\n"))
-        .hasMessage("unknown configuration table [lsm.compaction.limits]"
-            + " (known tables in [lsm.compaction]: [lsm.compaction.budget])");
+        .hasMessage(
+            "unknown configuration table [lsm.compaction.limits]"
+                + " (known tables in [lsm.compaction]: [lsm.compaction.budget])");
   }
 
   @Test
   void budgetWindowsAreChecked() {
-    assertThatThrownBy(() -> EngineConfig.parse(
-        "[lsm.compaction.budget]\nwindows = [{start = \"8am\", end = \"20:00\", rate = 1}]\n"))
+    assertThatThrownBy(
+            () ->
+                EngineConfig.parse(
+                    "[lsm.compaction.budget]\nwindows = [{start = \"8am\", end = \"20:00\", rate = 1}]\n"))
         .hasMessageContaining("lsm.compaction.budget.windows[0].start");
-    assertThatThrownBy(() -> EngineConfig.parse(
-        "[lsm.compaction.budget]\nwindows = [{start = \"08:00\", end = \"20:00\", speed = 1}]\n"))
+    assertThatThrownBy(
+            () ->
+                EngineConfig.parse(
+                    "[lsm.compaction.budget]\nwindows = [{start = \"08:00\", end = \"20:00\", speed = 1}]\n"))
         .hasMessageContaining("unknown configuration key lsm.compaction.budget.windows[0].speed");
     assertThatThrownBy(() -> EngineConfig.parse("[lsm.write_pressure]\nmax_delay = \"soon\"\n"))
         .hasMessageContaining("lsm.write_pressure.max_delay");
@@ -270,7 +290,11 @@ class EngineConfigTest {
   }
 
   @ParameterizedTest
-  @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
+  @CsvSource(
+      delimiter = '|',
+      quoteCharacter = '`',
+      textBlock =
+          """
       lsm.bloom.level_0 = "sixteen"            | an integer, got string "sixteen"
       lsm.max_open_files = 1.5                 | an integer, got float 1.5
       lsm.compaction.threads = true            | an integer, got boolean true
@@ -290,7 +314,11 @@ class EngineConfigTest {
   }
 
   @ParameterizedTest
-  @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
+  @CsvSource(
+      delimiter = '|',
+      quoteCharacter = '`',
+      textBlock =
+          """
       lsm.memtable_size = true       | lsm.memtable_size    | boolean true
       lsm.block_size = 4096.0        | lsm.block_size       | float 4096.0
       lsm.block_cache_size = []      | lsm.block_cache_size | an array
@@ -299,34 +327,35 @@ class EngineConfigTest {
   void sizesOfTheWrongTypeAreRejected(String assignment, String key, String got) {
     assertThatThrownBy(() -> EngineConfig.parse(assignment))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage(key + " must be a size (integer bytes, or a string such as \"64MiB\"), got "
-            + got);
+        .hasMessage(
+            key + " must be a size (integer bytes, or a string such as \"64MiB\"), got " + got);
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {
-      "lsm.bloom.level_0 = 99",
-      "lsm.bloom.default = -1",
-      "lsm.compaction.threads = 0",
-      "lsm.compaction.num_levels = 1",
-      "lsm.compaction.max_bytes_for_level_base = \"1KiB\"",
-      "lsm.compaction.tombstone_weight = -1",
-      "lsm.compaction.age_weight = 100.5",
-      "lsm.compaction.age_cap_days = nan",
-      "lsm.compaction.age_cap_days = inf",
-      "lsm.memtable_size = \"1KiB\"",
-      "lsm.memtable_size = \"5GiB\"",
-      "lsm.memtable_size = \"12 parsecs\"",
-      "lsm.block_cache_size = -1",
-      "lsm.block_size = \"128B\"",
-      "lsm.block_size = \"3GiB\"",
-      "lsm.block_restart_interval = 0",
-      "lsm.write_pressure.max_immutable_memtables = 65",
-      "lsm.write_pressure.level0_stop_writes_trigger = 10",
-      "lsm.blob.gc_threshold_ratio = 0",
-      "lsm.blob.min_value_size_bytes = 0",
-      "lsm.max_open_files = 15",
-  })
+  @ValueSource(
+      strings = {
+        "lsm.bloom.level_0 = 99",
+        "lsm.bloom.default = -1",
+        "lsm.compaction.threads = 0",
+        "lsm.compaction.num_levels = 1",
+        "lsm.compaction.max_bytes_for_level_base = \"1KiB\"",
+        "lsm.compaction.tombstone_weight = -1",
+        "lsm.compaction.age_weight = 100.5",
+        "lsm.compaction.age_cap_days = nan",
+        "lsm.compaction.age_cap_days = inf",
+        "lsm.memtable_size = \"1KiB\"",
+        "lsm.memtable_size = \"5GiB\"",
+        "lsm.memtable_size = \"12 parsecs\"",
+        "lsm.block_cache_size = -1",
+        "lsm.block_size = \"128B\"",
+        "lsm.block_size = \"3GiB\"",
+        "lsm.block_restart_interval = 0",
+        "lsm.write_pressure.max_immutable_memtables = 65",
+        "lsm.write_pressure.level0_stop_writes_trigger = 10",
+        "lsm.blob.gc_threshold_ratio = 0",
+        "lsm.blob.min_value_size_bytes = 0",
+        "lsm.max_open_files = 15",
+      })
   void outOfRangeValuesAreRejectedNamingTheKey(String assignment) {
     String key = assignment.substring(0, assignment.indexOf(" ="));
     assertThatThrownBy(() -> EngineConfig.parse(assignment))
@@ -337,10 +366,10 @@ class EngineConfigTest {
 
   @ParameterizedTest
   @CsvSource({
-      // 2^32 + 16 would wrap to 16, a valid value, if it were truncated to an int.
-      "max_open_files, 4294967312",
-      "block_restart_interval, 4294967298",
-      "max_open_files, -4294967296",
+    // 2^32 + 16 would wrap to 16, a valid value, if it were truncated to an int.
+    "max_open_files, 4294967312",
+    "block_restart_interval, 4294967298",
+    "max_open_files, -4294967296",
   })
   void integersBeyondIntRangeAreRejectedNotTruncated(String key, long value) {
     assertThatThrownBy(() -> EngineConfig.parse("[lsm]\n" + key + " = " + value + "\n"))
@@ -411,21 +440,41 @@ class EngineConfigTest {
     TomlTable example = Toml.parse(EXAMPLE);
 
     List<String> keys = new ArrayList<>(example.dottedKeySet());
-    assertThat(keys).containsExactlyInAnyOrder(
-        "lsm.memtable_size", "lsm.block_cache_size",
-        "lsm.max_open_files", "lsm.mmap_reads", "lsm.block_size", "lsm.block_restart_interval", "lsm.compression",
-        "lsm.bloom.level_0", "lsm.bloom.level_1", "lsm.bloom.level_2", "lsm.bloom.default",
-        "lsm.compaction.level0_file_num_compaction_trigger", "lsm.compaction.level_multiplier",
-        "lsm.compaction.max_bytes_for_level_base", "lsm.compaction.target_file_size_base",
-        "lsm.compaction.num_levels", "lsm.compaction.threads", "lsm.compaction.tombstone_weight",
-        "lsm.compaction.age_weight", "lsm.compaction.age_cap_days",
-        "lsm.compaction.budget.rate", "lsm.compaction.budget.windows",
-        "lsm.blob.enabled", "lsm.blob.min_value_size_bytes", "lsm.blob.gc_threshold_ratio",
-        "lsm.blob.file_size", "lsm.blob.scan_readahead_size",
-        "lsm.write_pressure.enabled", "lsm.write_pressure.level0_slowdown_writes_trigger",
-        "lsm.write_pressure.level0_stop_writes_trigger",
-        "lsm.write_pressure.soft_pending_compaction_bytes_limit",
-        "lsm.write_pressure.hard_pending_compaction_bytes_limit",
-        "lsm.write_pressure.max_immutable_memtables", "lsm.write_pressure.max_delay");
+    assertThat(keys)
+        .containsExactlyInAnyOrder(
+            "lsm.memtable_size",
+            "lsm.block_cache_size",
+            "lsm.max_open_files",
+            "lsm.mmap_reads",
+            "lsm.block_size",
+            "lsm.block_restart_interval",
+            "lsm.compression",
+            "lsm.bloom.level_0",
+            "lsm.bloom.level_1",
+            "lsm.bloom.level_2",
+            "lsm.bloom.default",
+            "lsm.compaction.level0_file_num_compaction_trigger",
+            "lsm.compaction.level_multiplier",
+            "lsm.compaction.max_bytes_for_level_base",
+            "lsm.compaction.target_file_size_base",
+            "lsm.compaction.num_levels",
+            "lsm.compaction.threads",
+            "lsm.compaction.tombstone_weight",
+            "lsm.compaction.age_weight",
+            "lsm.compaction.age_cap_days",
+            "lsm.compaction.budget.rate",
+            "lsm.compaction.budget.windows",
+            "lsm.blob.enabled",
+            "lsm.blob.min_value_size_bytes",
+            "lsm.blob.gc_threshold_ratio",
+            "lsm.blob.file_size",
+            "lsm.blob.scan_readahead_size",
+            "lsm.write_pressure.enabled",
+            "lsm.write_pressure.level0_slowdown_writes_trigger",
+            "lsm.write_pressure.level0_stop_writes_trigger",
+            "lsm.write_pressure.soft_pending_compaction_bytes_limit",
+            "lsm.write_pressure.hard_pending_compaction_bytes_limit",
+            "lsm.write_pressure.max_immutable_memtables",
+            "lsm.write_pressure.max_delay");
   }
 }

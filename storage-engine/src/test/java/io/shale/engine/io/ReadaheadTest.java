@@ -109,6 +109,7 @@ class ReadaheadTest {
     FakeFile f = new FakeFile();
     Readahead ra = Readahead.fixed(64 << 10);
     assertThatThrownBy(() -> ra.read(1, FILE - 10, new byte[100], 0, 100, f))
-        .isInstanceOf(IOException.class).hasMessageContaining("past the end");
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("past the end");
   }
 }

@@ -56,7 +56,8 @@ class RecordLogTest {
     }
     assertThatThrownBy(() -> RecordLog.read(f, MAGIC, 1))
         .isInstanceOf(CorruptionException.class)
-        .hasMessageContaining("offset " + lastRecord).hasMessageContaining("length");
+        .hasMessageContaining("offset " + lastRecord)
+        .hasMessageContaining("length");
   }
 
   @Test
@@ -76,10 +77,13 @@ class RecordLogTest {
   void afterAFailedAppendTheLogRefusesMoreAndStaysReadable() throws Exception {
     Path mnt = dir.resolve("tiny-disk");
     java.nio.file.Files.createDirectories(mnt);
-    Process p = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt.toString())
-        .redirectErrorStream(true).start();
+    Process p =
+        new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt.toString())
+            .redirectErrorStream(true)
+            .start();
     p.getInputStream().readAllBytes();
-    org.junit.jupiter.api.Assumptions.assumeTrue(p.waitFor() == 0,
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        p.waitFor() == 0,
         "cannot mount a tmpfs here (needs root): the failed-append test did not run");
     try {
       Path log = mnt.resolve("log");
@@ -98,7 +102,8 @@ class RecordLogTest {
         }
         assertThat(failure).as("the disk filled up").isNotNull();
         java.nio.file.Files.delete(filler); // space again, but the writer must not resume
-        assertThatThrownBy(() -> w.append(new byte[10])).isInstanceOf(IOException.class)
+        assertThatThrownBy(() -> w.append(new byte[10]))
+            .isInstanceOf(IOException.class)
             .hasMessageContaining("refuses appends");
       }
       RecordLog.Contents c = RecordLog.read(log, MAGIC, 1);

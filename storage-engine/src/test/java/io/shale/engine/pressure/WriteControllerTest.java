@@ -21,7 +21,8 @@ class WriteControllerTest {
       long expected = 1_000_000 + 99_000_000L * (files - 20) / 16;
       assertThat(p.suggestedDelay().toNanos()).isBetween(expected - 1, expected + 1);
       // Each added file adds the same ~6 ms: no step is larger than one sixteenth of the range.
-      assertThat(p.suggestedDelay().toNanos() - previous).isLessThanOrEqualTo(99_000_000 / 16 + 1_000_001);
+      assertThat(p.suggestedDelay().toNanos() - previous)
+          .isLessThanOrEqualTo(99_000_000 / 16 + 1_000_001);
       previous = p.suggestedDelay().toNanos();
     }
     WritePressure stop = c.compute(36, 0, 0);

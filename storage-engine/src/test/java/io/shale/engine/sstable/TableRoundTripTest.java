@@ -32,8 +32,9 @@ class TableRoundTripTest {
     Random rnd = new Random(compression.ordinal());
     TreeMap<byte[], byte[]> model = new TreeMap<>(Keys.USER_ORDER);
     for (int i = 0; i < 3000; i++) {
-      byte[] k = String.format("key-%06d%s", rnd.nextInt(100_000), "z".repeat(rnd.nextInt(4)))
-          .getBytes(StandardCharsets.UTF_8);
+      byte[] k =
+          String.format("key-%06d%s", rnd.nextInt(100_000), "z".repeat(rnd.nextInt(4)))
+              .getBytes(StandardCharsets.UTF_8);
       byte[] v = rnd.nextInt(6) == 0 ? null : new byte[rnd.nextInt(300)];
       if (v != null) {
         rnd.nextBytes(v);
@@ -46,7 +47,10 @@ class TableRoundTripTest {
     for (Map.Entry<byte[], byte[]> e : model.entrySet()) {
       boolean del = e.getValue() == null;
       tombstones += del ? 1 : 0;
-      b.add(e.getKey(), 7, del ? ValueKind.TOMBSTONE : ValueKind.VALUE,
+      b.add(
+          e.getKey(),
+          7,
+          del ? ValueKind.TOMBSTONE : ValueKind.VALUE,
           del ? new byte[0] : e.getValue());
     }
     TableProperties props = b.finish();
@@ -61,15 +65,19 @@ class TableRoundTripTest {
     TableReader r = TableReader.open(file, 1, new BlockCache(1 << 20));
     try {
       assertThat(r.properties().entries()).isEqualTo(props.entries());
-      assertThat(keys(r.iterator(Direction.FORWARD), null)).containsExactlyElementsOf(render(model.keySet()));
+      assertThat(keys(r.iterator(Direction.FORWARD), null))
+          .containsExactlyElementsOf(render(model.keySet()));
       List<String> reversed = render(model.descendingKeySet());
       assertThat(keys(r.iterator(Direction.REVERSE), null)).containsExactlyElementsOf(reversed);
       for (int i = 0; i < 300; i++) {
-        byte[] target = String.format("key-%06d", rnd.nextInt(110_000)).getBytes(StandardCharsets.UTF_8);
+        byte[] target =
+            String.format("key-%06d", rnd.nextInt(110_000)).getBytes(StandardCharsets.UTF_8);
         assertThat(keys(r.iterator(Direction.FORWARD), target))
-            .as("forward seek").containsExactlyElementsOf(render(model.tailMap(target, true).keySet()));
+            .as("forward seek")
+            .containsExactlyElementsOf(render(model.tailMap(target, true).keySet()));
         assertThat(keys(r.iterator(Direction.REVERSE), target))
-            .as("reverse seek").containsExactlyElementsOf(render(model.headMap(target, false).descendingKeySet()));
+            .as("reverse seek")
+            .containsExactlyElementsOf(render(model.headMap(target, false).descendingKeySet()));
         StoredValue got = r.get(target, 7);
         if (!model.containsKey(target)) {
           assertThat(got).isNull();

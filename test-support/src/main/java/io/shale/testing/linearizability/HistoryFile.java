@@ -14,18 +14,24 @@ import java.util.List;
 public final class HistoryFile {
   private HistoryFile() {}
 
-  public static Path write(Path file, List<Operation> history,
-      LinearizabilityChecker.Result result) throws IOException {
+  public static Path write(Path file, List<Operation> history, LinearizabilityChecker.Result result)
+      throws IOException {
     List<String> lines = new ArrayList<>();
-    lines.add("# " + (result.linearizable() ? "linearizable" : "NOT linearizable") + ", "
-        + history.size() + " operations");
+    lines.add(
+        "# "
+            + (result.linearizable() ? "linearizable" : "NOT linearizable")
+            + ", "
+            + history.size()
+            + " operations");
     result.explanation().lines().forEach(l -> lines.add("# " + l));
     lines.add("# operations of key " + result.key() + ", in call order:");
-    history.stream().filter(o -> o.key().equals(result.key()))
+    history.stream()
+        .filter(o -> o.key().equals(result.key()))
         .sorted(Comparator.comparingLong(Operation::called))
         .forEach(o -> lines.add(o.describe()));
     lines.add("# every other operation:");
-    history.stream().filter(o -> !o.key().equals(result.key()))
+    history.stream()
+        .filter(o -> !o.key().equals(result.key()))
         .sorted(Comparator.comparingLong(Operation::called))
         .forEach(o -> lines.add(o.describe()));
     Files.createDirectories(file.toAbsolutePath().getParent());

@@ -13,16 +13,16 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Decides whether a history of register operations is linearizable: whether each operation can
- * be given one instant between its call and its return such that, in that order, every
- * operation is legal for a single register ({@link RegisterModel}).
+ * Decides whether a history of register operations is linearizable: whether each operation can be
+ * given one instant between its call and its return such that, in that order, every operation is
+ * legal for a single register ({@link RegisterModel}).
  *
- * <p>The search is Wing and Gong's, with Lowe's memoization (as in Porcupine and Knossos): walk
- * the calls and returns in time order; at a call, try to linearize that operation now (remove
- * it and its return from the list, push it); at a return whose operation is not linearized yet,
- * backtrack. A (set of linearized operations, register state) pair already explored is never
- * explored again, which is what makes it fast enough for thousands of operations. Keys are
- * independent registers, so a history is checked key by key.
+ * <p>The search is Wing and Gong's, with Lowe's memoization (as in Porcupine and Knossos): walk the
+ * calls and returns in time order; at a call, try to linearize that operation now (remove it and
+ * its return from the list, push it); at a return whose operation is not linearized yet, backtrack.
+ * A (set of linearized operations, register state) pair already explored is never explored again,
+ * which is what makes it fast enough for thousands of operations. Keys are independent registers,
+ * so a history is checked key by key.
  *
  * <p>Operations with an unknown outcome return at "infinity": they may take effect at any point
  * after their call, or never (being linearized last, where nothing observes them).
@@ -31,21 +31,21 @@ public final class LinearizabilityChecker {
   private LinearizabilityChecker() {}
 
   /**
-   * The verdict on one key, or on a whole history (the first key that failed). {@code decided}
-   * is false when the search gave up ({@link #MAX_STATES}): then {@code linearizable} is false
-   * too, but nothing was shown to be wrong.
+   * The verdict on one key, or on a whole history (the first key that failed). {@code decided} is
+   * false when the search gave up ({@link #MAX_STATES}): then {@code linearizable} is false too,
+   * but nothing was shown to be wrong.
    */
-  public record Result(boolean linearizable, boolean decided, String key, int operations,
-      String explanation) {
+  public record Result(
+      boolean linearizable, boolean decided, String key, int operations, String explanation) {
     static Result ok(String key, int operations) {
       return new Result(true, true, key, operations, "linearizable");
     }
   }
 
   /**
-   * Distinct (linearized set, state) pairs explored per key before the search gives up: a
-   * bound on memory (each pair holds a bit set of the key's operations). Histories with many
-   * operations of unknown outcome on one key can need exponentially many.
+   * Distinct (linearized set, state) pairs explored per key before the search gives up: a bound on
+   * memory (each pair holds a bit set of the key's operations). Histories with many operations of
+   * unknown outcome on one key can need exponentially many.
    */
   public static final int MAX_STATES = 2_000_000;
 
@@ -91,8 +91,8 @@ public final class LinearizabilityChecker {
 
   static Result checkKey(String key, List<Operation> ops, int maxStates) {
     // Reads with an unknown outcome constrain nothing.
-    List<Operation> kept = ops.stream().filter(o -> !(o.kind() == Operation.Kind.READ
-        && o.indeterminate())).toList();
+    List<Operation> kept =
+        ops.stream().filter(o -> !(o.kind() == Operation.Kind.READ && o.indeterminate())).toList();
     Map<String, Integer> ids = new HashMap<>();
     int n = kept.size();
     int[] input = new int[n];
@@ -112,8 +112,9 @@ public final class LinearizabilityChecker {
       events.add(r);
     }
     // By time; at equal times calls first (the operations then overlap: the permissive reading).
-    events.sort(Comparator.comparingLong((Event e) -> e.call ? e.op.called() : e.op.returned())
-        .thenComparing(e -> e.call ? 0 : 1));
+    events.sort(
+        Comparator.comparingLong((Event e) -> e.call ? e.op.called() : e.op.returned())
+            .thenComparing(e -> e.call ? 0 : 1));
     Event head = new Event(null, -1, false);
     Event last = head;
     for (Event e : events) {
@@ -137,10 +138,22 @@ public final class LinearizabilityChecker {
           BitSet with = (BitSet) linearized.clone();
           with.set(i);
           if (explored.size() >= maxStates) {
-            return new Result(false, false, key, n, "key " + key + ": undecided, the search "
-                + "explored " + maxStates + " states without an answer (" + n + " operations, "
-                + kept.stream().filter(Operation::indeterminate).count() + " of unknown "
-                + "outcome); check shorter histories");
+            return new Result(
+                false,
+                false,
+                key,
+                n,
+                "key "
+                    + key
+                    + ": undecided, the search "
+                    + "explored "
+                    + maxStates
+                    + " states without an answer ("
+                    + n
+                    + " operations, "
+                    + kept.stream().filter(Operation::indeterminate).count()
+                    + " of unknown "
+                    + "outcome); check shorter histories");
           }
           if (explored.add(new Memo(with, next))) {
             stack.push(new Frame(entry, state));
@@ -208,11 +221,15 @@ public final class LinearizabilityChecker {
    * What a person needs to see: the longest order found that is legal, and the operations that
    * could not follow it (among them, the one whose return ended every attempt).
    */
-  private static String explain(String key, List<Operation> ops, List<Operation> order,
-      Operation blocking) {
+  private static String explain(
+      String key, List<Operation> ops, List<Operation> order, Operation blocking) {
     StringBuilder s = new StringBuilder();
-    s.append("key ").append(key).append(": not linearizable (").append(ops.size())
-        .append(" operations). The longest legal order found linearizes ").append(order.size())
+    s.append("key ")
+        .append(key)
+        .append(": not linearizable (")
+        .append(ops.size())
+        .append(" operations). The longest legal order found linearizes ")
+        .append(order.size())
         .append(" of them");
     int from = Math.max(0, order.size() - 8);
     if (order.isEmpty()) {
@@ -225,9 +242,16 @@ public final class LinearizabilityChecker {
     }
     Set<Operation> done = new HashSet<>(order);
     s.append("  after which none of these can come next (in time order):\n");
-    ops.stream().filter(o -> !done.contains(o)).sorted(Comparator.comparingLong(
-        Operation::called)).limit(8).forEach(o -> s.append("    ").append(o.describe())
-        .append(o == blocking ? "   <- returned before it could be placed" : "").append('\n'));
+    ops.stream()
+        .filter(o -> !done.contains(o))
+        .sorted(Comparator.comparingLong(Operation::called))
+        .limit(8)
+        .forEach(
+            o ->
+                s.append("    ")
+                    .append(o.describe())
+                    .append(o == blocking ? "   <- returned before it could be placed" : "")
+                    .append('\n'));
     return s.toString();
   }
 }

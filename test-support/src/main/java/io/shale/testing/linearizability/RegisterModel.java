@@ -2,8 +2,8 @@ package io.shale.testing.linearizability;
 
 /**
  * The sequential specification the checker holds a key's operations to: a register holding one
- * value or nothing. {@link #step} says whether an operation may come next in a sequential
- * execution from {@code state}, and the state after it.
+ * value or nothing. {@link #step} says whether an operation may come next in a sequential execution
+ * from {@code state}, and the state after it.
  *
  * <p>States are small ints (the checker interns values: 0 is absent), so that the search can
  * memoize (linearized set, state) pairs cheaply.

@@ -14,16 +14,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The checker on histories written out as small scripts, one operation per line:
- * {@code PROCESS OP KEY ARGS CALLED RETURNED}, where OP is {@code write KEY VALUE},
- * {@code read KEY VALUE} (the value read; {@code -} for absent) or
- * {@code cas KEY EXPECTED NEW ok|fail|?}, and RETURNED is {@code ?} when the outcome is unknown.
- * Then randomized histories linearizable by construction, mutations of them that cannot be, and
- * the time it takes on 10,000 operations.
+ * The checker on histories written out as small scripts, one operation per line: {@code PROCESS OP
+ * KEY ARGS CALLED RETURNED}, where OP is {@code write KEY VALUE}, {@code read KEY VALUE} (the value
+ * read; {@code -} for absent) or {@code cas KEY EXPECTED NEW ok|fail|?}, and RETURNED is {@code ?}
+ * when the outcome is unknown. Then randomized histories linearizable by construction, mutations of
+ * them that cannot be, and the time it takes on 10,000 operations.
  */
 class LinearizabilityCheckerTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   static List<Operation> parse(String script) {
     List<Operation> ops = new ArrayList<>();
@@ -33,15 +31,17 @@ class LinearizabilityCheckerTest {
       int p = Integer.parseInt(w[0].substring(1));
       String key = w[2];
       long called = Long.parseLong(w[w.length - 2]);
-      long returned = w[w.length - 1].equals("?") ? Long.MAX_VALUE
-          : Long.parseLong(w[w.length - 1]);
-      ops.add(switch (w[1]) {
-        case "write" -> Operation.write(id, p, key, value(w[3]), called, returned);
-        case "read" -> Operation.read(id, p, key, value(w[3]), called, returned);
-        case "cas" -> Operation.cas(id, p, key, value(w[3]), value(w[4]), w[5].equals("ok"),
-            called, returned);
-        default -> throw new IllegalArgumentException("bad line: " + line);
-      });
+      long returned =
+          w[w.length - 1].equals("?") ? Long.MAX_VALUE : Long.parseLong(w[w.length - 1]);
+      ops.add(
+          switch (w[1]) {
+            case "write" -> Operation.write(id, p, key, value(w[3]), called, returned);
+            case "read" -> Operation.read(id, p, key, value(w[3]), called, returned);
+            case "cas" ->
+                Operation.cas(
+                    id, p, key, value(w[3]), value(w[4]), w[5].equals("ok"), called, returned);
+            default -> throw new IllegalArgumentException("bad line: " + line);
+          });
     }
     return ops;
   }
@@ -56,29 +56,41 @@ class LinearizabilityCheckerTest {
 
   @Test
   void sequentialAndOverlappingHistoriesThatAreLinearizable() {
-    assertThat(linearizable("""
+    assertThat(
+            linearizable(
+                """
         p1 write x a  0 10
         p2 read  x a 20 30
         p1 write x b 40 50
         p2 read  x b 60 70
-        """)).isTrue();
+        """))
+        .isTrue();
     // A read overlapping a write may see either value; two overlapping reads may disagree.
-    assertThat(linearizable("""
+    assertThat(
+            linearizable(
+                """
         p1 write x a  0 10
         p1 write x b 20 60
         p2 read  x b 25 35
         p3 read  x a 22 40
-        """)).isTrue();
+        """))
+        .isTrue();
     // Absent before any write.
-    assertThat(linearizable("""
+    assertThat(
+            linearizable(
+                """
         p2 read  x -  0  5
         p1 write x a 10 20
-        """)).isTrue();
+        """))
+        .isTrue();
   }
 
   @Test
   void aStaleReadIsCaught() {
-    LinearizabilityChecker.Result r = LinearizabilityChecker.check(parse("""
+    LinearizabilityChecker.Result r =
+        LinearizabilityChecker.check(
+            parse(
+                """
         p1 write x a  0 10
         p1 write x b 20 30
         p2 read  x a 40 50
@@ -90,69 +102,104 @@ class LinearizabilityCheckerTest {
 
   @Test
   void aLostWriteAndANeverWrittenValueAreCaught() {
-    assertThat(linearizable("""
+    assertThat(
+            linearizable(
+                """
         p1 write x a  0 10
         p2 read  x - 20 30
-        """)).as("acknowledged write lost").isFalse();
-    assertThat(linearizable("""
+        """))
+        .as("acknowledged write lost")
+        .isFalse();
+    assertThat(
+            linearizable(
+                """
         p1 write x a  0 10
         p2 read  x z 20 30
-        """)).as("value never written").isFalse();
+        """))
+        .as("value never written")
+        .isFalse();
   }
 
   @Test
   void aCompareAndSetAppliedTwiceIsCaught() {
     // A retried increment applied twice: 0 -> 1 by p1, and p2's read sees 2 with no second CAS.
-    assertThat(linearizable("""
+    assertThat(
+            linearizable(
+                """
         p1 write x 0  0 10
         p1 cas   x 0 1 ok 20 30
         p2 read  x 2 40 50
-        """)).isFalse();
+        """))
+        .isFalse();
     // Two CASes from the same expected value cannot both apply.
-    assertThat(linearizable("""
+    assertThat(
+            linearizable(
+                """
         p1 write x 0  0 10
         p1 cas   x 0 1 ok 20 30
         p2 cas   x 0 1 ok 35 45
-        """)).isFalse();
+        """))
+        .isFalse();
     // But one applies and one fails, in either order when they overlap.
-    assertThat(linearizable("""
+    assertThat(
+            linearizable(
+                """
         p1 write x 0  0 10
         p1 cas   x 0 1 fail 20 40
         p2 cas   x 0 2 ok   25 35
         p3 read  x 2 50 60
-        """)).isTrue();
+        """))
+        .isTrue();
   }
 
   @Test
   void operationsWithUnknownOutcomeMayOrMayNotHaveTakenEffect() {
-    assertThat(linearizable("""
+    assertThat(
+            linearizable(
+                """
         p1 write x a  0 10
         p2 write x b 20 ?
         p3 read  x b 30 40
         p3 read  x b 50 60
-        """)).as("took effect").isTrue();
-    assertThat(linearizable("""
+        """))
+        .as("took effect")
+        .isTrue();
+    assertThat(
+            linearizable(
+                """
         p1 write x a  0 10
         p2 write x b 20 ?
         p3 read  x a 30 40
         p3 read  x a 90 99
-        """)).as("never took effect").isTrue();
-    assertThat(linearizable("""
+        """))
+        .as("never took effect")
+        .isTrue();
+    assertThat(
+            linearizable(
+                """
         p1 write x a  0 10
         p2 write x b 20 ?
         p3 read  x b 30 40
         p3 read  x a 50 60
-        """)).as("took effect, then was undone").isFalse();
-    assertThat(linearizable("""
+        """))
+        .as("took effect, then was undone")
+        .isFalse();
+    assertThat(
+            linearizable(
+                """
         p1 write x 0  0 10
         p2 cas   x 0 1 ? 20 ?
         p3 read  x 1 30 40
-        """)).isTrue();
-    assertThat(linearizable("""
+        """))
+        .isTrue();
+    assertThat(
+            linearizable(
+                """
         p1 write x 0  0 10
         p2 cas   x 0 1 ? 20 ?
         p3 read  x 0 30 40
-        """)).isTrue();
+        """))
+        .isTrue();
   }
 
   @Test
@@ -164,18 +211,22 @@ class LinearizabilityCheckerTest {
       script.append("p").append(i + 1).append(" write x w").append(i).append(" 2 ?\n");
     }
     script.append("p99 read x z 10 11\n");
-    LinearizabilityChecker.Result r = LinearizabilityChecker.check(parse(script.toString()),
-        10_000);
+    LinearizabilityChecker.Result r =
+        LinearizabilityChecker.check(parse(script.toString()), 10_000);
     assertThat(r.decided()).isFalse();
     assertThat(r.linearizable()).isFalse();
     assertThat(r.explanation()).contains("undecided");
-    assertThat(LinearizabilityChecker.check(parse("p1 write x a 0 1\np2 read x a 2 3"), 10_000)
-        .decided()).isTrue();
+    assertThat(
+            LinearizabilityChecker.check(parse("p1 write x a 0 1\np2 read x a 2 3"), 10_000)
+                .decided())
+        .isTrue();
   }
 
   @Test
   void keysAreCheckedApartAndTheFailingOneIsNamed() throws Exception {
-    List<Operation> h = parse("""
+    List<Operation> h =
+        parse(
+            """
         p1 write x a  0 10
         p2 read  x a 20 30
         p1 write y a  0 10
@@ -187,16 +238,16 @@ class LinearizabilityCheckerTest {
     assertThat(r.key()).isEqualTo("y");
     Path saved = HistoryFile.write(dir.resolve("history.txt"), h, r);
     String text = Files.readString(saved);
-    assertThat(text).startsWith("# NOT linearizable, 5 operations")
+    assertThat(text)
+        .startsWith("# NOT linearizable, 5 operations")
         .contains("operations of key y", "#4 p2 read y -> a [40, 50]");
   }
 
   /**
-   * A history made by giving each operation a random instant inside its interval and applying
-   * them in that order to real registers: linearizable by construction.
+   * A history made by giving each operation a random instant inside its interval and applying them
+   * in that order to real registers: linearizable by construction.
    */
-  static List<Operation> randomLinearizable(long seed, int processes, int opsPerProcess,
-      int keys) {
+  static List<Operation> randomLinearizable(long seed, int processes, int opsPerProcess, int keys) {
     SplittableRandom random = new SplittableRandom(seed);
     record Planned(int process, long called, long returned, long at, String key, int kind) {}
     List<Planned> planned = new ArrayList<>();
@@ -205,8 +256,14 @@ class LinearizabilityCheckerTest {
       for (int i = 0; i < opsPerProcess; i++) {
         long called = t + random.nextLong(1, 20);
         long returned = called + random.nextLong(1, 60);
-        planned.add(new Planned(p, called, returned, random.nextLong(called, returned + 1),
-            "k" + random.nextInt(keys), random.nextInt(3)));
+        planned.add(
+            new Planned(
+                p,
+                called,
+                returned,
+                random.nextLong(called, returned + 1),
+                "k" + random.nextInt(keys),
+                random.nextInt(3)));
         t = returned;
       }
     }
@@ -218,8 +275,9 @@ class LinearizabilityCheckerTest {
       int id = ops.size();
       String current = registers.get(pl.key());
       switch (pl.kind()) {
-        case 0 -> ops.add(Operation.read(id, pl.process(), pl.key(), current, pl.called(),
-            pl.returned()));
+        case 0 ->
+            ops.add(
+                Operation.read(id, pl.process(), pl.key(), current, pl.called(), pl.returned()));
         case 1 -> {
           String v = "v" + values++;
           registers.put(pl.key(), v);
@@ -232,8 +290,9 @@ class LinearizabilityCheckerTest {
           if (applied) {
             registers.put(pl.key(), v);
           }
-          ops.add(Operation.cas(id, pl.process(), pl.key(), expected, v, applied, pl.called(),
-              pl.returned()));
+          ops.add(
+              Operation.cas(
+                  id, pl.process(), pl.key(), expected, v, applied, pl.called(), pl.returned()));
         }
       }
     }
@@ -251,13 +310,16 @@ class LinearizabilityCheckerTest {
       for (int i = 0; i < corrupted.size(); i++) {
         Operation o = corrupted.get(i);
         if (o.kind() == Operation.Kind.READ) {
-          corrupted.set(i, Operation.read(o.id(), o.process(), o.key(), "never-written",
-              o.called(), o.returned()));
+          corrupted.set(
+              i,
+              Operation.read(
+                  o.id(), o.process(), o.key(), "never-written", o.called(), o.returned()));
           break;
         }
       }
       if (!corrupted.equals(h)) {
-        assertThat(LinearizabilityChecker.check(corrupted).linearizable()).as("seed %d", seed)
+        assertThat(LinearizabilityChecker.check(corrupted).linearizable())
+            .as("seed %d", seed)
             .isFalse();
       }
     }
