@@ -1,9 +1,9 @@
 package io.shale.engine.memtable;
 
+import io.shale.engine.concurrent.RefCount;
 import io.shale.engine.key.StoredValue;
 import io.shale.engine.version.Version;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What a reader needs to see the database: the mutable memtable, the sealed ones waiting for flush
@@ -15,7 +15,7 @@ public final class ReadState {
   private final Memtable mutable;
   private final List<Memtable> immutablesNewestFirst;
   private final Version version;
-  private final AtomicInteger refs = new AtomicInteger(1);
+  private final RefCount refs = new RefCount();
 
   /** Precondition: the caller has retained {@code version} for this state. */
   ReadState(Memtable mutable, List<Memtable> immutablesNewestFirst, Version version) {
@@ -59,23 +59,12 @@ public final class ReadState {
 
   /** Take a reference; false if the state was already freed (then retry on a newer one). */
   public boolean tryRetain() {
-    while (true) {
-      int r = refs.get();
-      if (r <= 0) {
-        return false;
-      }
-      if (refs.compareAndSet(r, r + 1)) {
-        return true;
-      }
-    }
+    return refs.tryRetain();
   }
 
   public void release() {
-    int r = refs.decrementAndGet();
-    if (r == 0) {
+    if (refs.release("read state")) {
       version.release();
-    } else if (r < 0) {
-      throw new IllegalStateException("read state released more often than retained");
     }
   }
 }

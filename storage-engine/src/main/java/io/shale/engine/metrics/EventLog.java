@@ -13,6 +13,8 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -160,48 +162,43 @@ public final class EventLog implements AutoCloseable {
   }
 
   private static String filesJson(List<FileMetadata> files) {
-    StringBuilder b = new StringBuilder("[");
-    for (FileMetadata f : files) {
-      if (b.length() > 1) {
-        b.append(',');
-      }
-      var p = f.properties();
-      b.append("{\"file\":")
-          .append(f.number())
-          .append(",\"bytes\":")
-          .append(f.size())
-          .append(",\"entries\":")
-          .append(p.entries())
-          .append(",\"tombstones\":")
-          .append(p.tombstones())
-          .append(",\"key_bytes\":")
-          .append(p.rawKeyBytes())
-          .append(",\"value_bytes\":")
-          .append(p.rawValueBytes())
-          .append(",\"blob_bytes\":")
-          .append(p.blobBytes())
-          .append('}');
-    }
-    return b.append(']').toString();
+    return jsonArray(
+        files,
+        f ->
+            "{\"file\":"
+                + f.number()
+                + ",\"bytes\":"
+                + f.size()
+                + ",\"entries\":"
+                + f.properties().entries()
+                + ",\"tombstones\":"
+                + f.properties().tombstones()
+                + ",\"key_bytes\":"
+                + f.properties().rawKeyBytes()
+                + ",\"value_bytes\":"
+                + f.properties().rawValueBytes()
+                + ",\"blob_bytes\":"
+                + f.properties().blobBytes()
+                + "}");
   }
 
   private static String blobsJson(List<BlobFileMeta> blobs) {
-    StringBuilder b = new StringBuilder("[");
-    for (BlobFileMeta m : blobs) {
-      if (b.length() > 1) {
-        b.append(',');
-      }
-      b.append("{\"blob_file\":")
-          .append(m.number())
-          .append(",\"bytes\":")
-          .append(m.fileSize())
-          .append(",\"values\":")
-          .append(m.totalCount())
-          .append(",\"value_bytes\":")
-          .append(m.totalBytes())
-          .append('}');
-    }
-    return b.append(']').toString();
+    return jsonArray(
+        blobs,
+        m ->
+            "{\"blob_file\":"
+                + m.number()
+                + ",\"bytes\":"
+                + m.fileSize()
+                + ",\"values\":"
+                + m.totalCount()
+                + ",\"value_bytes\":"
+                + m.totalBytes()
+                + "}");
+  }
+
+  private static <T> String jsonArray(List<T> items, Function<T, String> object) {
+    return items.stream().map(object).collect(Collectors.joining(",", "[", "]"));
   }
 
   /** Quote a string for JSON. */

@@ -1,6 +1,7 @@
 package io.shale.engine.sstable;
 
 import io.shale.engine.bloom.BloomFilter;
+import io.shale.engine.concurrent.RefCount;
 import io.shale.engine.io.Checksums;
 import io.shale.engine.io.CorruptionException;
 import io.shale.engine.io.DurableFiles;
@@ -17,7 +18,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An open table: its footer, index, filter and properties are read and verified at open and kept in
@@ -55,7 +55,7 @@ public final class TableReader {
   private final Block index;
   private final BloomFilter filter;
   private final TableProperties properties;
-  private final AtomicInteger refs = new AtomicInteger(1);
+  private final RefCount refs = new RefCount();
   private final java.nio.MappedByteBuffer map;
 
   private TableReader(
@@ -146,20 +146,12 @@ public final class TableReader {
   }
 
   boolean retain() {
-    while (true) {
-      int r = refs.get();
-      if (r <= 0) {
-        return false;
-      }
-      if (refs.compareAndSet(r, r + 1)) {
-        return true;
-      }
-    }
+    return refs.tryRetain();
   }
 
   /** Drop one reference; the file is closed when the last one goes. */
   public void release() {
-    if (refs.decrementAndGet() == 0) {
+    if (refs.release("table reader")) {
       io.shale.engine.io.MappedFiles.unmap(map);
       try {
         channel.close();

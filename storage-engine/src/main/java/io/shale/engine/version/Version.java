@@ -1,5 +1,6 @@
 package io.shale.engine.version;
 
+import io.shale.engine.concurrent.RefCount;
 import io.shale.engine.key.Keys;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -7,7 +8,6 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An immutable set of table files by level.
@@ -29,7 +29,7 @@ public final class Version {
 
   private final List<List<FileMetadata>> levels;
   private final java.util.SortedMap<Long, BlobFileMeta> blobs;
-  private final AtomicInteger refs = new AtomicInteger(1);
+  private final RefCount refs = new RefCount();
   private final VersionSet owner;
 
   Version(
@@ -214,23 +214,12 @@ public final class Version {
 
   /** Take a reference unless the version is already dead; lock-free. */
   public boolean tryRetain() {
-    while (true) {
-      int r = refs.get();
-      if (r <= 0) {
-        return false;
-      }
-      if (refs.compareAndSet(r, r + 1)) {
-        return true;
-      }
-    }
+    return refs.tryRetain();
   }
 
   public void release() {
-    int r = refs.decrementAndGet();
-    if (r == 0 && owner != null) {
+    if (refs.release("version") && owner != null) {
       owner.versionDied(this);
-    } else if (r < 0) {
-      throw new IllegalStateException("version released more often than retained");
     }
   }
 }
