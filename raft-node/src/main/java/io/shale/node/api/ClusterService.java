@@ -1,6 +1,5 @@
 package io.shale.node.api;
 
-import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
@@ -8,7 +7,6 @@ import io.shale.client.proto.AddMemberRequest;
 import io.shale.client.proto.ClusterGrpc;
 import io.shale.client.proto.CompactRequest;
 import io.shale.client.proto.CompactResponse;
-import io.shale.client.proto.EngineSummary;
 import io.shale.client.proto.ListMembersRequest;
 import io.shale.client.proto.Member;
 import io.shale.client.proto.MembersResponse;
@@ -20,14 +18,9 @@ import io.shale.client.proto.SnapshotResponse;
 import io.shale.client.proto.StatusRequest;
 import io.shale.client.proto.StatusResponse;
 import io.shale.client.proto.TransferLeadershipRequest;
-import io.shale.client.proto.WritePressure;
 import io.shale.engine.Engine;
-import io.shale.engine.EngineStats;
 import io.shale.node.statemachine.ShaleStateMachine;
-import io.shale.node.transport.NodeChannels;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -103,14 +96,6 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
     return division.getRaftConf().getCurrentPeers();
   }
 
-  private static Member member(RaftPeer p) {
-    return Member.newBuilder()
-        .setId(p.getId().toString())
-        .setRaftAddress(p.getAddress())
-        .setApiAddress(p.getDataStreamAddress() == null ? "" : p.getDataStreamAddress())
-        .build();
-  }
-
   @Override
   public void status(StatusRequest request, StreamObserver<StatusResponse> out) {
     String refusal = request.getLocalOnly() ? closedGroupOrNull() : notServing();
@@ -120,11 +105,11 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
     }
     StatusResponse.Builder b = StatusResponse.newBuilder().setHeader(header());
     if (request.getLocalOnly()) {
-      b.addNodes(localStatus());
+      b.addNodes(NodeStatusReport.of(division, stateMachine.engine()));
     } else {
       for (RaftPeer p : members()) {
         if (p.getId().equals(division.getId())) {
-          b.addNodes(localStatus());
+          b.addNodes(NodeStatusReport.of(division, stateMachine.engine()));
           continue;
         }
         try {
@@ -136,7 +121,7 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
         } catch (RuntimeException e) {
           b.addNodes(
               NodeStatus.newBuilder()
-                  .setMember(member(p))
+                  .setMember(NodeStatusReport.member(p))
                   .setReachable(false)
                   .setError(e.getMessage() == null ? e.toString() : e.getMessage()));
         }
@@ -144,54 +129,6 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
     }
     out.onNext(b.build());
     out.onCompleted();
-  }
-
-  private NodeStatus localStatus() {
-    var info = division.getInfo();
-    RaftPeer self = division.getPeer();
-    NodeStatus.Builder b =
-        NodeStatus.newBuilder()
-            .setMember(member(self))
-            .setReachable(true)
-            .setRole(info.getCurrentRole().name())
-            .setLeaderId(info.getLeaderId() == null ? "" : info.getLeaderId().toString())
-            .setTerm(info.getCurrentTerm())
-            .setCommitIndex(division.getRaftLog().getLastCommittedIndex())
-            .setAppliedIndex(info.getLastAppliedIndex())
-            .setSnapshotIndex(Math.max(0, division.getRaftLog().getSnapshotIndex()));
-    Engine e = stateMachine.engine();
-    if (e != null) {
-      EngineStats s = e.stats();
-      EngineSummary.Builder es =
-          EngineSummary.newBuilder()
-              .setLevel0Files(s.levels().get(0).files())
-              .setPendingCompactionBytes(s.pendingCompactionBytes())
-              .setCompactionsInProgress(s.compactionsInProgress())
-              .setMemtableBytes(s.memtableBytes())
-              .setTableBytes(s.totalBytes())
-              .setBlobLiveBytes(
-                  s.blobFiles().stream().mapToLong(EngineStats.BlobFileStats::liveBytes).sum())
-              .setBlobDeadBytes(
-                  s.blobFiles().stream().mapToLong(EngineStats.BlobFileStats::deadBytes).sum())
-              .setCompactionKeyBytesWritten(s.compactionWritten().keyBytes())
-              .setCompactionValueBytesWritten(
-                  s.compactionWritten().valueBytes() + s.compactionWritten().blobBytes())
-              .setPersistedIndex(s.persistedAppliedIndex())
-              .setCompactionsPaused(e.compactionsPaused());
-      for (EngineStats.LevelStats l : s.levels()) {
-        es.addBloomBytesPerLevel(l.bloomBytes()).addFilesPerLevel(l.files());
-      }
-      b.setEngine(es);
-      var p = s.writePressure();
-      b.setPressure(
-          WritePressure.newBuilder()
-              .setCondition(p.condition().name())
-              .setCause(p.cause().name())
-              .setMeasured(p.measured())
-              .setThreshold(p.threshold())
-              .setDelayMs(p.suggestedDelay().toMillis()));
-    }
-    return b.build();
   }
 
   @Override
@@ -252,7 +189,7 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
 
   private MembersResponse membersResponse() {
     MembersResponse.Builder b = MembersResponse.newBuilder().setHeader(header());
-    members().stream().map(ClusterService::member).forEach(b::addMembers);
+    members().stream().map(NodeStatusReport::member).forEach(b::addMembers);
     RaftPeerId leader = division.getInfo().getLeaderId();
     return b.setLeaderId(leader == null ? "" : leader.toString()).build();
   }
@@ -270,9 +207,9 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
               .asException());
       return;
     }
-    String badAddress = addressProblem("raft_address", m.getRaftAddress());
+    String badAddress = MemberProbe.addressProblem("raft_address", m.getRaftAddress());
     if (badAddress == null) {
-      badAddress = addressProblem("api_address", m.getApiAddress());
+      badAddress = MemberProbe.addressProblem("api_address", m.getApiAddress());
     }
     if (badAddress != null) {
       out.onError(Status.INVALID_ARGUMENT.withDescription(badAddress).asException());
@@ -283,7 +220,7 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
           Status.ALREADY_EXISTS.withDescription(m.getId() + " is already a member").asException());
       return;
     }
-    String unready = newMemberProblem(m);
+    String unready = MemberProbe.problem(m);
     if (unready != null) {
       out.onError(
           Status.FAILED_PRECONDITION
@@ -305,69 +242,6 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
             .build(),
         "adding " + m.getId(),
         out);
-  }
-
-  /** What is wrong with {@code address} as HOST:PORT, or null. */
-  private static String addressProblem(String field, String address) {
-    int colon = address.lastIndexOf(':');
-    int port = -1;
-    try {
-      port = colon > 0 ? Integer.parseInt(address.substring(colon + 1)) : -1;
-    } catch (NumberFormatException notANumber) {
-      // reported below
-    }
-    return port >= 1 && port <= 65_535
-        ? null
-        : field + " \"" + address + "\" is not HOST:PORT with a port from 1 to 65535";
-  }
-
-  /**
-   * Why {@code m} cannot be staged now, or null: its node must answer at its API address as {@code
-   * m}'s id, and something must accept connections at its Raft address. Checked because Ratis
-   * checks a staged member's progress only when the leader's event queue is idle or the member
-   * acknowledges an append: under a steady write load a member that never answers stays staged for
-   * good, and every other membership change is refused meanwhile (without writes it fails after 6
-   * s). This catches a node not started and an address where nothing listens; not a Raft address
-   * where another service listens, nor a node that fails later. The check runs on the node asked,
-   * not on the leader, which is the one that connects.
-   */
-  private static String newMemberProblem(Member m) {
-    ManagedChannel ch = null;
-    try {
-      ch = NodeChannels.open(m.getApiAddress());
-      StatusResponse r =
-          ClusterGrpc.newBlockingStub(ch)
-              .withDeadlineAfter(2, TimeUnit.SECONDS)
-              .status(StatusRequest.newBuilder().setLocalOnly(true).build());
-      String id = r.getNodesCount() == 0 ? "" : r.getNodes(0).getMember().getId();
-      if (!id.equals(m.getId())) {
-        return "the node answering at " + m.getApiAddress() + " is " + id + ", not " + m.getId();
-      }
-    } catch (StatusRuntimeException e) {
-      return "its node did not answer Status at its API address "
-          + m.getApiAddress()
-          + " (is it "
-          + "running, started with --join?): "
-          + e.getStatus();
-    } catch (RuntimeException e) {
-      return "its API address " + m.getApiAddress() + " cannot be reached: " + e;
-    } finally {
-      if (ch != null) {
-        ch.shutdownNow();
-      }
-    }
-    int colon = m.getRaftAddress().lastIndexOf(':');
-    String host = m.getRaftAddress().substring(0, colon);
-    try (Socket raftPort = new Socket()) {
-      raftPort.connect(
-          new InetSocketAddress(
-              host.startsWith("[") ? host.substring(1, host.length() - 1) : host,
-              Integer.parseInt(m.getRaftAddress().substring(colon + 1))),
-          2_000);
-    } catch (IOException | RuntimeException e) {
-      return "its Raft address " + m.getRaftAddress() + " does not accept connections: " + e;
-    }
-    return null;
   }
 
   @Override
