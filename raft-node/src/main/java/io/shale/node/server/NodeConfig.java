@@ -165,7 +165,8 @@ public record NodeConfig(
     }
   }
 
-  private static final Map<String, List<String>> KEYS =
+  /** The keys of [node], [raft] and [limits], by table: every one is read and documented. */
+  static final Map<String, List<String>> KEYS =
       Map.of(
           "node",
               List.of("id", "cluster", "data_dir", "raft_address", "api_address", "http_address"),
@@ -187,6 +188,7 @@ public record NodeConfig(
                   "snapshot_install_settle",
                   "checkpoint_lease"),
           "limits", List.of("max_key_size", "max_value_size", "scan_page_size"));
+
   private static final List<String> PEER_KEYS = List.of("id", "raft_address", "api_address");
 
   /**

@@ -49,22 +49,12 @@ public final class EventLog implements AutoCloseable {
             + "\"}\n";
     try {
       if (channel == null) {
-        channel =
-            FileChannel.open(
-                file,
-                StandardOpenOption.CREATE,
-                StandardOpenOption.WRITE,
-                StandardOpenOption.APPEND);
+        channel = openForAppend();
       }
       if (channel.size() > maxBytes) {
         channel.close();
         Files.move(file, file.resolveSibling(FILE + ".1"), StandardCopyOption.REPLACE_EXISTING);
-        channel =
-            FileChannel.open(
-                file,
-                StandardOpenOption.CREATE,
-                StandardOpenOption.WRITE,
-                StandardOpenOption.APPEND);
+        channel = openForAppend();
       }
       ByteBuffer b = ByteBuffer.wrap(line.getBytes(StandardCharsets.UTF_8));
       while (b.hasRemaining()) {
@@ -74,6 +64,11 @@ public final class EventLog implements AutoCloseable {
       // Observability must not take the engine down; the meters still count the event.
       LOG.warn("could not write {}: {}", file, e.toString());
     }
+  }
+
+  private FileChannel openForAppend() throws IOException {
+    return FileChannel.open(
+        file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
   }
 
   /** A memtable was flushed into {@code outputs} (level 0) and {@code blobOutputs}. */
