@@ -114,7 +114,7 @@ public final class EngineBench {
   private EngineBench(Args args) {
     this.args = args;
     this.keySalt = mix64(args.seed ^ 0x5DEECE66DL);
-    this.source = buildSource(new SplittableRandom(args.seed));
+    this.source = CompressibleBytes.source(new SplittableRandom(args.seed), SOURCE_BYTES);
   }
 
   public static void main(String[] argv) throws Exception {
@@ -660,13 +660,15 @@ public final class EngineBench {
         case HIT -> {
           byte[] v = s.get(key);
           now = System.nanoTime();
-          if (v == null || v.length != VALUE_BYTES || stamp(v) != i) {
+          if (v == null || v.length != VALUE_BYTES || CompressibleBytes.stamp(v) != i) {
             throw new IllegalStateException(
                 s.name()
                     + ": get of present key number "
                     + i
                     + " returned "
-                    + (v == null ? "null" : v.length + " bytes, stamped " + stamp(v)));
+                    + (v == null
+                        ? "null"
+                        : v.length + " bytes, stamped " + CompressibleBytes.stamp(v)));
           }
           sink[0] += v.length;
         }
@@ -937,43 +939,15 @@ public final class EngineBench {
   void keyInto(long i, byte[] k) {
     long a = mix64(i ^ keySalt);
     long b = mix64(a + 0x632BE59BD9B4E019L);
-    putLong(k, 0, a);
-    putLong(k, 8, b);
+    CompressibleBytes.putLong(k, 0, a);
+    CompressibleBytes.putLong(k, 8, b);
   }
 
   void valueInto(long i, byte[] v) {
     int off =
         (int) Long.remainderUnsigned(mix64(i * 0x9E3779B97F4A7C15L), SOURCE_BYTES - VALUE_BYTES);
     System.arraycopy(source, off, v, 0, VALUE_BYTES);
-    putLong(v, 0, i);
-  }
-
-  private static void putLong(byte[] b, int off, long x) {
-    for (int j = 0; j < 8; j++) {
-      b[off + j] = (byte) (x >>> (56 - 8 * j));
-    }
-  }
-
-  static long stamp(byte[] v) {
-    long i = 0;
-    for (int j = 0; j < 8; j++) {
-      i = i << 8 | (v[j] & 0xFF);
-    }
-    return i;
-  }
-
-  /** Half the 16-byte segments repeat the previous one, the rest are random. */
-  private static byte[] buildSource(SplittableRandom rnd) {
-    byte[] b = new byte[SOURCE_BYTES];
-    byte[] seg = new byte[16];
-    for (int off = 0; off < SOURCE_BYTES; off += 16) {
-      if (off == 0 || rnd.nextBoolean()) {
-        putLong(seg, 0, rnd.nextLong());
-        putLong(seg, 8, rnd.nextLong());
-      }
-      System.arraycopy(seg, 0, b, off, 16);
-    }
-    return b;
+    CompressibleBytes.putLong(v, 0, i);
   }
 
   // ---------------------------------------------------------------------------------------------

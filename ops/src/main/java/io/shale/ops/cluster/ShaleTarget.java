@@ -2,7 +2,6 @@ package io.shale.ops.cluster;
 
 import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.shale.client.proto.ClusterGrpc;
 import io.shale.client.proto.GetRequest;
 import io.shale.client.proto.GetResponse;
@@ -11,6 +10,7 @@ import io.shale.client.proto.ListMembersRequest;
 import io.shale.client.proto.Member;
 import io.shale.client.proto.MembersResponse;
 import io.shale.client.proto.PutRequest;
+import io.shale.node.transport.NodeChannels;
 import io.shale.ops.Directories;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -86,7 +86,7 @@ final class ShaleTarget implements KvTarget {
   }
 
   private static String leaderApiAddress(String any) throws InterruptedException {
-    ManagedChannel ch = NettyChannelBuilder.forTarget(any).usePlaintext().build();
+    ManagedChannel ch = NodeChannels.open(any);
     try {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
       while (System.nanoTime() < deadline) {

@@ -1,7 +1,7 @@
 package io.shale.ops.cluster;
 
 import io.grpc.ManagedChannel;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.shale.node.transport.NodeChannels;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -19,11 +19,7 @@ final class StubPool<S> implements AutoCloseable {
   /** {@code connections} channels to {@code hostPort}, each with a stub made by {@code stub}. */
   StubPool(String hostPort, int connections, Function<ManagedChannel, S> stub) {
     for (int i = 0; i < connections; i++) {
-      ManagedChannel ch =
-          NettyChannelBuilder.forTarget(hostPort)
-              .usePlaintext()
-              .maxInboundMessageSize(32 << 20)
-              .build();
+      ManagedChannel ch = NodeChannels.open(hostPort, 32 << 20);
       channels.add(ch);
       stubs.add(stub.apply(ch));
     }

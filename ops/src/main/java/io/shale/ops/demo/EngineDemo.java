@@ -13,6 +13,7 @@ import io.shale.engine.bloom.BloomPolicy;
 import io.shale.engine.compaction.CompactionOptions;
 import io.shale.engine.compaction.CompactionScore;
 import io.shale.ops.Directories;
+import io.shale.ops.bench.CompressibleBytes;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -78,7 +79,7 @@ public final class EngineDemo {
   private EngineDemo(long seed) {
     this.seed = seed;
     this.keySalt = mix64(seed ^ 0x5DEECE66DL);
-    this.source = buildSource(new SplittableRandom(seed));
+    this.source = CompressibleBytes.source(new SplittableRandom(seed), SOURCE_BYTES);
   }
 
   /** A bulk loader's answer to backpressure: wait as long as the engine hints, then retry. */
@@ -288,7 +289,7 @@ public final class EngineDemo {
         if (scanned == 0 && Arrays.compareUnsigned(k, from) < 0) {
           fail("scan from " + str(from) + " started at " + str(k));
         }
-        long i = v.length >= 8 ? stamp(v) : -1;
+        long i = v.length >= 8 ? CompressibleBytes.stamp(v) : -1;
         if (i < 0 || i >= keys || !Arrays.equals(key(i), k) || !Arrays.equals(value(i), v)) {
           fail("scan entry " + str(k) + " = " + describe(v) + " is not what was written");
         }
@@ -327,7 +328,7 @@ public final class EngineDemo {
     if (v == null) {
       return "null";
     }
-    return v.length + " bytes" + (v.length >= 8 ? " stamped " + stamp(v) : "");
+    return v.length + " bytes" + (v.length >= 8 ? " stamped " + CompressibleBytes.stamp(v) : "");
   }
 
   private static String str(byte[] k) {
@@ -354,7 +355,7 @@ public final class EngineDemo {
       byte[] v = engine.get(k);
       now = System.nanoTime();
       h.recordValue(now - s);
-      if (v == null || v.length != valueLength(i) || stamp(v) != i) {
+      if (v == null || v.length != valueLength(i) || CompressibleBytes.stamp(v) != i) {
         fail("get(" + str(k) + ") returned " + describe(v) + " during the read phase");
       }
       sink += v.length;
@@ -577,36 +578,8 @@ public final class EngineDemo {
     long h = mix64(i + 0x632BE59BD9B4E019L);
     int off = (int) Long.remainderUnsigned(h, SOURCE_BYTES - MAX_VALUE);
     byte[] v = Arrays.copyOfRange(source, off, off + len);
-    for (int j = 0; j < 8; j++) {
-      v[j] = (byte) (i >>> (56 - 8 * j));
-    }
+    CompressibleBytes.putLong(v, 0, i);
     return v;
-  }
-
-  static long stamp(byte[] v) {
-    long i = 0;
-    for (int j = 0; j < 8; j++) {
-      i = i << 8 | (v[j] & 0xFF);
-    }
-    return i;
-  }
-
-  /** Half the 16-byte segments repeat the previous one, the rest are random. */
-  private static byte[] buildSource(SplittableRandom rnd) {
-    byte[] b = new byte[SOURCE_BYTES];
-    byte[] seg = new byte[16];
-    for (int off = 0; off < SOURCE_BYTES; off += 16) {
-      if (off == 0 || rnd.nextBoolean()) {
-        for (int j = 0; j < 16; j += 8) {
-          long r = rnd.nextLong();
-          for (int q = 0; q < 8; q++) {
-            seg[j + q] = (byte) (r >>> (8 * q));
-          }
-        }
-      }
-      System.arraycopy(seg, 0, b, off, 16);
-    }
-    return b;
   }
 
   // ---------------------------------------------------------------------------------------------

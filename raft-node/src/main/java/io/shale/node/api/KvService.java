@@ -5,7 +5,6 @@ import io.grpc.Status;
 import io.grpc.StatusException;
 import io.grpc.stub.StreamObserver;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.shale.client.ErrorTrailers;
 import io.shale.client.proto.BatchRequest;
 import io.shale.client.proto.BatchResponse;
 import io.shale.client.proto.CompareAndSetRequest;
@@ -26,19 +25,14 @@ import io.shale.client.proto.ResponseHeader;
 import io.shale.client.proto.ScanRequest;
 import io.shale.client.proto.ScanResponse;
 import io.shale.node.statemachine.Command;
-import io.shale.node.statemachine.CommandCodec;
-import io.shale.node.statemachine.Messages;
 import io.shale.node.statemachine.Query;
 import io.shale.node.statemachine.Reply;
 import io.shale.node.statemachine.ShaleStateMachine;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.protocol.ClientId;
-import org.apache.ratis.protocol.Message;
-import org.apache.ratis.protocol.RaftClientReply;
-import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.server.RaftServer;
 
 /**
@@ -57,18 +51,10 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
   static final int DEFAULT_SCAN_LIMIT = 1000;
 
   private final RaftServer.Division division;
-  private final ShaleStateMachine stateMachine;
-  private final RaftClient raft;
-  private final int maxKeyBytes;
-  private final int maxValueBytes;
+  private final RequestLimits limits;
   private final StatusMapper statuses;
+  private final RaftSubmitter submitter;
   private final GroupCommit groupCommit;
-
-  /** The client id of requests this service submits to its own server when it leads. */
-  private final ClientId localClientId = ClientId.randomId();
-
-  private final java.util.concurrent.atomic.AtomicLong callIds =
-      new java.util.concurrent.atomic.AtomicLong();
 
   /**
    * @param maxKeyBytes keys longer than this are INVALID_ARGUMENT ({@code limits.max_key_size})
@@ -86,12 +72,10 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
       MeterRegistry registry,
       GroupCommit.Bounds grouping) {
     this.division = division;
-    this.stateMachine = stateMachine;
-    this.raft = raft;
-    this.maxKeyBytes = maxKeyBytes;
-    this.maxValueBytes = maxValueBytes;
+    this.limits = new RequestLimits(maxKeyBytes, maxValueBytes);
     this.statuses = new StatusMapper(division.getId().toString(), registry);
-    this.groupCommit = new GroupCommit(division.getId().toString(), grouping, this::submitEntry);
+    this.submitter = new RaftSubmitter(division, stateMachine, raft, statuses);
+    this.groupCommit = new GroupCommit(division.getId().toString(), grouping, submitter::write);
   }
 
   /** Fails writes still waiting to be grouped. */
@@ -108,145 +92,32 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
         .build();
   }
 
-  /** A request over one of the configured size limits; its trailer names which. */
-  private static final class LimitExceeded extends IllegalArgumentException {
-    private static final long serialVersionUID = 1L;
-    final String error;
-
-    LimitExceeded(String error, String message) {
-      super(message);
-      this.error = error;
-    }
-  }
-
-  private byte[] value(ByteString v) {
-    if (v.size() > maxValueBytes) {
-      throw new LimitExceeded(
-          ErrorTrailers.VALUE_TOO_LARGE,
-          "value of "
-              + v.size()
-              + " bytes exceeds the limit of "
-              + maxValueBytes
-              + " bytes (limits.max_value_size)");
-    }
-    return v.toByteArray();
-  }
-
-  private byte[] key(ByteString k) {
-    if (k.size() > maxKeyBytes) {
-      throw new LimitExceeded(
-          ErrorTrailers.KEY_TOO_LARGE,
-          "key of "
-              + k.size()
-              + " bytes exceeds the limit of "
-              + maxKeyBytes
-              + " bytes (limits.max_key_size)");
-    }
-    return CommandCodec.checkKey(k.toByteArray());
-  }
-
-  private Reply write(ByteString requestId, Command command) throws IOException, StatusException {
+  /** Batches go through group commit (several requests per log entry); other commands alone. */
+  private Reply write(ByteString requestId, Command command) throws StatusException {
     Command c =
         requestId.isEmpty() ? command : new Command.Identified(requestId.toByteArray(), command);
-    if (command instanceof Command.Batch b) {
-      int bytes = 16;
-      for (Command.Op op : b.ops()) {
-        bytes += 8 + op.key().length + (op.isDelete() ? 0 : op.value().length);
-      }
-      try {
-        return groupCommit.submit(c, bytes).get();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw Status.CANCELLED.withDescription("interrupted").asException();
-      } catch (java.util.concurrent.ExecutionException e) {
-        if (e.getCause() instanceof StatusException s) {
-          throw s;
-        }
-        throw statuses.writeFailure(e.getCause() instanceof Exception x ? x : e);
-      }
+    if (!(command instanceof Command.Batch b)) {
+      return submitter.write(c);
     }
-    return submitEntry(c);
-  }
-
-  /**
-   * Sends one log entry through Ratis and returns the state machine's reply: straight to this
-   * node's Raft server when it leads (no client hop), else through the node's Ratis client, which
-   * finds the leader.
-   */
-  private Reply submitEntry(Command c) throws StatusException {
-    Message message = Messages.of(CommandCodec.encode(c));
-    RaftClientReply r = local(message, RaftClientRequest.writeRequestType());
-    if (r != null) {
-      if (!r.isSuccess()) {
-        throw statuses.writeFailure(r.getException());
-      }
-      return Reply.decode(r.getMessage().getContent().toByteArray());
+    int bytes = 16;
+    for (Command.Op op : b.ops()) {
+      bytes += 8 + op.key().length + (op.isDelete() ? 0 : op.value().length);
     }
     try {
-      r = raft.io().send(message);
-    } catch (IOException e) {
-      // The blocking client throws a state machine's refusal rather than returning it.
-      throw statuses.writeFailure(e);
-    }
-    if (!r.isSuccess()) {
-      throw statuses.writeFailure(r.getException());
-    }
-    return Reply.decode(r.getMessage().getContent().toByteArray());
-  }
-
-  /**
-   * Submits {@code message} to this node's own Raft server if it is the leader; null when it is not
-   * (or stopped leading meanwhile), so the caller goes through the Ratis client instead. Requests
-   * carry this service's client id and increasing call ids, so Ratis's retry cache never confuses
-   * two of them.
-   */
-  private RaftClientReply local(Message message, RaftClientRequest.Type type)
-      throws StatusException {
-    if (!division.getInfo().isLeader()) {
-      return null;
-    }
-    RaftClientRequest request =
-        RaftClientRequest.newBuilder()
-            .setClientId(localClientId)
-            .setServerId(division.getId())
-            .setGroupId(division.getMemberId().getGroupId())
-            .setCallId(callIds.incrementAndGet())
-            .setMessage(message)
-            .setType(type)
-            .build();
-    RaftClientReply r;
-    try {
-      r = division.getRaftServer().submitClientRequestAsync(request).get();
+      return groupCommit.submit(c, bytes).get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw Status.CANCELLED.withDescription("interrupted").asException();
-    } catch (java.util.concurrent.ExecutionException | IOException e) {
-      return null; // let the Ratis client (with its retry policy) handle it
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof StatusException s) {
+        throw s;
+      }
+      throw statuses.writeFailure(e.getCause() instanceof Exception x ? x : e);
     }
-    if (r.getNotLeaderException() != null
-        || r.getException() instanceof org.apache.ratis.protocol.exceptions.LeaderNotReadyException
-        || r.getException()
-            instanceof org.apache.ratis.protocol.exceptions.LeaderSteppingDownException
-        || r.getException() instanceof org.apache.ratis.protocol.exceptions.ReadIndexException) {
-      return null;
-    }
-    return r;
   }
 
   private Reply read(Query q, Consistency consistency) throws IOException, StatusException {
-    Message m = Messages.of(Query.encode(q));
-    if (consistency == Consistency.STALE) {
-      return Reply.decode(stateMachine.query(m).join().getContent().toByteArray());
-    }
-    RaftClientReply r = local(m, RaftClientRequest.readRequestType());
-    if (r == null) {
-      r = raft.io().sendReadOnly(m);
-    }
-    if (!r.isSuccess()) {
-      throw StatusMapper.unavailable(
-          "the read could not be served: " + r.getException(), r.getException());
-    }
-    return Reply.decode(r.getMessage().getContent().toByteArray());
+    return submitter.read(q, consistency == Consistency.STALE);
   }
 
   /** Runs {@code call}, mapping its failures to gRPC statuses. */
@@ -254,7 +125,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
     T response;
     try {
       response = call.run();
-    } catch (LimitExceeded bad) {
+    } catch (RequestLimits.LimitExceeded bad) {
       out.onError(StatusMapper.limitExceeded(bad.error, bad.getMessage()));
       return;
     } catch (IllegalArgumentException bad) {
@@ -276,22 +147,13 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
     T run() throws IOException, StatusException;
   }
 
-  private Command.Op op(Op op) {
-    return switch (op.getOpCase()) {
-      case PUT -> new Command.Op(key(op.getPut().getKey()), value(op.getPut().getValue()));
-      case DELETE -> new Command.Op(key(op.getDelete()), null);
-      case OP_NOT_SET ->
-          throw new IllegalArgumentException("an operation is neither put nor delete");
-    };
-  }
-
   @Override
   public void get(GetRequest req, StreamObserver<GetResponse> out) {
     serve(
         out,
         () -> {
           Reply.Value v =
-              (Reply.Value) read(new Query.Get(key(req.getKey())), req.getConsistency());
+              (Reply.Value) read(new Query.Get(limits.key(req.getKey())), req.getConsistency());
           GetResponse.Builder b = GetResponse.newBuilder().setHeader(header(v.appliedIndex()));
           if (v.value() != null) {
             b.setFound(true).setValue(ByteString.copyFrom(v.value())).setModIndex(v.modIndex());
@@ -309,7 +171,8 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
               write(
                   req.getRequestId(),
                   new Command.Batch(
-                      List.of(new Command.Op(key(req.getKey()), value(req.getValue())))));
+                      List.of(
+                          new Command.Op(limits.key(req.getKey()), limits.value(req.getValue())))));
           return PutResponse.newBuilder().setHeader(header(r.appliedIndex())).build();
         });
   }
@@ -322,7 +185,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
           Reply r =
               write(
                   req.getRequestId(),
-                  new Command.Batch(List.of(new Command.Op(key(req.getKey()), null))));
+                  new Command.Batch(List.of(new Command.Op(limits.key(req.getKey()), null))));
           return DeleteResponse.newBuilder().setHeader(header(r.appliedIndex())).build();
         });
   }
@@ -333,10 +196,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
         out,
         () -> {
           byte[] start = req.getStart().toByteArray();
-          byte[] end = req.getEnd().isEmpty() ? null : req.getEnd().toByteArray();
-          if (end != null && java.util.Arrays.compare(start, end) >= 0) {
-            throw new IllegalArgumentException("malformed range: end must be after start");
-          }
+          byte[] end = RequestLimits.rangeEnd(start, req.getEnd());
           Reply r = write(req.getRequestId(), new Command.DeleteRange(start, end));
           return DeleteRangeResponse.newBuilder().setHeader(header(r.appliedIndex())).build();
         });
@@ -352,7 +212,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
           }
           List<Command.Op> ops = new ArrayList<>(req.getOpsCount());
           for (Op op : req.getOpsList()) {
-            ops.add(op(op));
+            ops.add(limits.op(op));
           }
           Reply r = write(req.getRequestId(), new Command.Batch(ops));
           return BatchResponse.newBuilder().setHeader(header(r.appliedIndex())).build();
@@ -364,7 +224,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
     serve(
         out,
         () -> {
-          byte[] key = key(req.getKey());
+          byte[] key = limits.key(req.getKey());
           byte[] expected =
               switch (req.getExpectationCase()) {
                 case EXPECTED_VALUE -> req.getExpectedValue().toByteArray();
@@ -377,7 +237,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
               req.getExpectationCase() == CompareAndSetRequest.ExpectationCase.EXPECTED_MOD_INDEX
                   ? req.getExpectedModIndex()
                   : -1;
-          Command.Op then = op(req.getThen());
+          Command.Op then = limits.op(req.getThen());
           if (!java.util.Arrays.equals(then.key(), key)) {
             throw new IllegalArgumentException(
                 "compare-and-set's operation must be on its own key");

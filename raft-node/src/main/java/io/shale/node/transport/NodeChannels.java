@@ -5,8 +5,9 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 
 /**
  * Every gRPC channel a node opens to another node (forwarding, pressure polling, snapshot transfer,
- * membership probes) is built here, so that transport security is set in one place. Today the
- * channels are plaintext: the node is meant for a trusted network.
+ * membership probes), and every channel the ops tools open to a node, is built here, so that
+ * transport security is set in one place. Today the channels are plaintext: the node is meant for a
+ * trusted network.
  */
 public final class NodeChannels {
   private NodeChannels() {}

@@ -1,0 +1,89 @@
+package io.shale.node.api;
+
+import com.google.protobuf.ByteString;
+import io.shale.client.ErrorTrailers;
+import io.shale.client.proto.Op;
+import io.shale.node.statemachine.Command;
+import io.shale.node.statemachine.CommandCodec;
+import java.util.Arrays;
+
+/**
+ * Checks a client request against the node's configured limits before anything reaches the Raft
+ * log, and converts its keys, values and operations to their command form. A violation is an {@link
+ * IllegalArgumentException}; one over a size limit is a {@link LimitExceeded} whose trailer names
+ * the limit.
+ */
+final class RequestLimits {
+  private final int maxKeyBytes;
+  private final int maxValueBytes;
+
+  /**
+   * @param maxKeyBytes keys longer than this are refused ({@code limits.max_key_size})
+   * @param maxValueBytes values longer than this are refused ({@code limits.max_value_size})
+   */
+  RequestLimits(int maxKeyBytes, int maxValueBytes) {
+    this.maxKeyBytes = maxKeyBytes;
+    this.maxValueBytes = maxValueBytes;
+  }
+
+  /** A request over one of the configured size limits; {@link #error} is its trailer reason. */
+  static final class LimitExceeded extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+    final String error;
+
+    LimitExceeded(String error, String message) {
+      super(message);
+      this.error = error;
+    }
+  }
+
+  /** A user key: non-empty, not reserved, at most {@code limits.max_key_size} bytes. */
+  byte[] key(ByteString k) {
+    if (k.size() > maxKeyBytes) {
+      throw new LimitExceeded(
+          ErrorTrailers.KEY_TOO_LARGE,
+          "key of "
+              + k.size()
+              + " bytes exceeds the limit of "
+              + maxKeyBytes
+              + " bytes (limits.max_key_size)");
+    }
+    return CommandCodec.checkKey(k.toByteArray());
+  }
+
+  /** A value of at most {@code limits.max_value_size} bytes. */
+  byte[] value(ByteString v) {
+    if (v.size() > maxValueBytes) {
+      throw new LimitExceeded(
+          ErrorTrailers.VALUE_TOO_LARGE,
+          "value of "
+              + v.size()
+              + " bytes exceeds the limit of "
+              + maxValueBytes
+              + " bytes (limits.max_value_size)");
+    }
+    return v.toByteArray();
+  }
+
+  /** A put or a delete, its key and value checked. */
+  Command.Op op(Op op) {
+    return switch (op.getOpCase()) {
+      case PUT -> new Command.Op(key(op.getPut().getKey()), value(op.getPut().getValue()));
+      case DELETE -> new Command.Op(key(op.getDelete()), null);
+      case OP_NOT_SET ->
+          throw new IllegalArgumentException("an operation is neither put nor delete");
+    };
+  }
+
+  /** The exclusive end of a range, null for "to the end of the keyspace"; must follow start. */
+  static byte[] rangeEnd(byte[] start, ByteString end) {
+    if (end.isEmpty()) {
+      return null;
+    }
+    byte[] e = end.toByteArray();
+    if (Arrays.compare(start, e) >= 0) {
+      throw new IllegalArgumentException("malformed range: end must be after start");
+    }
+    return e;
+  }
+}
