@@ -8,9 +8,12 @@ import io.grpc.Metadata;
  * written for people).
  *
  * <ul>
- *   <li>{@link #ERROR}: {@code KEY_TOO_LARGE} or {@code VALUE_TOO_LARGE} (INVALID_ARGUMENT), {@code
- *       WRITE_THROTTLED} (RESOURCE_EXHAUSTED), {@code NO_LEADER} (UNAVAILABLE: the cluster has no
- *       leader the node can reach).
+ *   <li>{@link #ERROR}: {@code KEY_TOO_LARGE}, {@code VALUE_TOO_LARGE}, {@code
+ *       TOO_MANY_OPERATIONS}, {@code SCAN_LIMIT_TOO_LARGE} or {@code REQUEST_REJECTED} (a committed
+ *       write refused alike by every replica, e.g. a request id reused for another command)
+ *       (INVALID_ARGUMENT), {@code INTERNAL} (INTERNAL, with an incident id in the node's log),
+ *       {@code WRITE_THROTTLED} (RESOURCE_EXHAUSTED), {@code NO_LEADER} (UNAVAILABLE: the cluster
+ *       has no leader the node can reach).
  *   <li>With {@code WRITE_THROTTLED}: {@link #THROTTLED_NODE} (the replica whose engine refused, or
  *       the leader for its own request queue), {@link #THROTTLE_CAUSE} ({@code L0_FILES}, {@code
  *       PENDING_COMPACTION_BYTES}, {@code MEMTABLES}, {@code RAFT_PENDING_REQUESTS}) and {@link
@@ -29,6 +32,10 @@ public final class ErrorTrailers {
 
   public static final String KEY_TOO_LARGE = "KEY_TOO_LARGE";
   public static final String VALUE_TOO_LARGE = "VALUE_TOO_LARGE";
+  public static final String TOO_MANY_OPERATIONS = "TOO_MANY_OPERATIONS";
+  public static final String SCAN_LIMIT_TOO_LARGE = "SCAN_LIMIT_TOO_LARGE";
+  public static final String REQUEST_REJECTED = "REQUEST_REJECTED";
+  public static final String INTERNAL = "INTERNAL";
   public static final String WRITE_THROTTLED = "WRITE_THROTTLED";
   public static final String NO_LEADER = "NO_LEADER";
 

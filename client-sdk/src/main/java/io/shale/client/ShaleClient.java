@@ -324,8 +324,17 @@ public final class ShaleClient implements AutoCloseable {
     delete(utf8(key));
   }
 
-  /** Deletes every key in [start, end) (end null: to the last key) in one atomic write. */
+  /**
+   * Deletes every key in [start, end) (end null: to the last key). The node deletes a large range
+   * in bounded chunks, each atomic, and answers where to resume when its deadline nears; this
+   * continues until the range is empty. Writes made meanwhile to the part not yet deleted may be
+   * deleted too: use a batch or compare-and-set where atomicity matters.
+   */
   public CompletableFuture<Void> deleteRangeAsync(byte[] start, byte[] end) {
+    return deleteRangeFrom(start, end);
+  }
+
+  private CompletableFuture<Void> deleteRangeFrom(byte[] start, byte[] end) {
     DeleteRangeRequest.Builder b =
         DeleteRangeRequest.newBuilder()
             .setStart(ByteString.copyFrom(start))
@@ -341,7 +350,11 @@ public final class ShaleClient implements AutoCloseable {
                 KVGrpc.newFutureStub(ch)
                     .withDeadlineAfter(t, TimeUnit.MILLISECONDS)
                     .deleteRange(req))
-        .thenApply(r -> null);
+        .thenCompose(
+            r ->
+                r.getMore()
+                    ? deleteRangeFrom(r.getResumeFrom().toByteArray(), end)
+                    : CompletableFuture.completedFuture(null));
   }
 
   public void deleteRange(byte[] start, byte[] end) {
@@ -352,7 +365,7 @@ public final class ShaleClient implements AutoCloseable {
     deleteRange(utf8(start), end == null ? null : utf8(end));
   }
 
-  /** Deletes every key that begins with {@code prefix}, atomically. */
+  /** Deletes every key that begins with {@code prefix} (see {@link #deleteRangeAsync}). */
   public void deletePrefix(String prefix) {
     deleteRange(utf8(prefix), prefixEnd(utf8(prefix)));
   }

@@ -8,11 +8,13 @@ import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.shale.client.ErrorTrailers;
 import io.shale.client.proto.BatchRequest;
 import io.shale.client.proto.CompareAndSetRequest;
 import io.shale.client.proto.CompareAndSetResponse;
 import io.shale.client.proto.Consistency;
 import io.shale.client.proto.DeleteRangeRequest;
+import io.shale.client.proto.DeleteRangeResponse;
 import io.shale.client.proto.DeleteRequest;
 import io.shale.client.proto.GetRequest;
 import io.shale.client.proto.GetResponse;
@@ -405,5 +407,96 @@ class KvApiTest {
     assertThat(
             kv(f).get(GetRequest.newBuilder().setKey(s("c63-2")).build()).getValue().toByteArray())
         .isEqualTo(expected);
+  }
+
+  private static void assertRefused(Runnable call, Status.Code code, String error, String text) {
+    assertThatThrownBy(call::run)
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(code);
+              assertThat(e.getTrailers().get(ErrorTrailers.ERROR)).isEqualTo(error);
+              assertThat(e.getStatus().getDescription()).contains(text);
+            });
+  }
+
+  @Test
+  void capsOnBatchesScansAndRequestIdsAreEnforcedByName() throws Exception {
+    String f = follower();
+    BatchRequest.Builder tooMany = BatchRequest.newBuilder();
+    for (int i = 0; i <= 10_000; i++) {
+      tooMany.addOps(Op.newBuilder().setDelete(s("k" + i)));
+    }
+    assertRefused(
+        () -> kv(f).batch(tooMany.build()),
+        Status.Code.INVALID_ARGUMENT,
+        ErrorTrailers.TOO_MANY_OPERATIONS,
+        "limits.max_batch_ops");
+    // uint32 2^31 arrives as a negative int: read as unsigned, it is over the cap, not an error.
+    assertRefused(
+        () -> kv(f).scan(ScanRequest.newBuilder().setStart(s("a")).setLimit(1 << 31).build()),
+        Status.Code.INVALID_ARGUMENT,
+        ErrorTrailers.SCAN_LIMIT_TOO_LARGE,
+        "2147483648");
+    PutRequest first =
+        PutRequest.newBuilder().setKey(s("id")).setValue(s("1")).setRequestId(s("r-1")).build();
+    kv(f).put(first);
+    assertRefused(
+        () -> kv(f).put(first.toBuilder().setValue(s("2")).build()),
+        Status.Code.INVALID_ARGUMENT,
+        ErrorTrailers.REQUEST_REJECTED,
+        "request id already used");
+    assertThat(kv(f).get(GetRequest.newBuilder().setKey(s("id")).build()).getValue().toStringUtf8())
+        .isEqualTo("1");
+  }
+
+  /** A range larger than one entry's chunk is deleted in several bounded entries. */
+  @Test
+  void aLargeDeleteRangeGoesInBoundedEntriesAndPages() throws Exception {
+    String f = follower();
+    int n = 25_000;
+    for (int i = 0; i < n; i += 5_000) {
+      BatchRequest.Builder b = BatchRequest.newBuilder();
+      for (int j = i; j < i + 5_000; j++) {
+        b.addOps(
+            Op.newBuilder()
+                .setPut(
+                    KeyValue.newBuilder().setKey(s(String.format("r/%06d", j))).setValue(s("v"))));
+      }
+      kv(f).batch(b.build());
+    }
+    long before =
+        kv(f)
+            .put(PutRequest.newBuilder().setKey(s("s/keep")).setValue(s("v")).build())
+            .getHeader()
+            .getAppliedIndex();
+    DeleteRangeResponse r =
+        kv(f)
+            .deleteRange(DeleteRangeRequest.newBuilder().setStart(s("r/")).setEnd(s("r0")).build());
+    long deleted = r.getDeleted();
+    while (r.getMore()) {
+      r =
+          kv(f)
+              .deleteRange(
+                  DeleteRangeRequest.newBuilder()
+                      .setStart(r.getResumeFrom())
+                      .setEnd(s("r0"))
+                      .build());
+      deleted += r.getDeleted();
+    }
+    assertThat(deleted).isEqualTo(n);
+    // At least three entries: none deleted more than limits.delete_range_chunk_keys (10,000).
+    assertThat(r.getHeader().getAppliedIndex() - before).isGreaterThanOrEqualTo(3);
+    ScanResponse left =
+        kv(f)
+            .scan(
+                ScanRequest.newBuilder()
+                    .setStart(s("r/"))
+                    .setEnd(s("t"))
+                    .setConsistency(Consistency.LINEARIZABLE)
+                    .build());
+    assertThat(left.getEntriesList())
+        .extracting(e -> e.getKey().toStringUtf8())
+        .containsExactly("s/keep");
   }
 }

@@ -237,14 +237,16 @@ class ReplicatedKvTest {
                 new Command.Identified(
                     b("g1"), new Command.Batch(List.of(new Command.Op(b("g-b"), b("first"))))),
                 new Command.Identified(
-                    b("g1"), new Command.Batch(List.of(new Command.Op(b("g-b"), b("retry"))))),
+                    b("g1"), new Command.Batch(List.of(new Command.Op(b("g-b"), b("first"))))),
                 new Command.Identified(
-                    b("g0"), new Command.Batch(List.of(new Command.Op(b("g-old"), b("2"))))),
-                new Command.Batch(List.of(new Command.Op(b("g-a"), null)))));
+                    b("g0"), new Command.Batch(List.of(new Command.Op(b("g-old"), b("1"))))),
+                new Command.Batch(List.of(new Command.Op(b("g-a"), null))),
+                new Command.Identified(
+                    b("g1"), new Command.Batch(List.of(new Command.Op(b("g-b"), b("other")))))));
     assertThat(CommandCodec.decode(CommandCodec.encode(group)))
-        .isInstanceOfSatisfying(Command.Group.class, g -> assertThat(g.commands()).hasSize(5));
+        .isInstanceOfSatisfying(Command.Group.class, g -> assertThat(g.commands()).hasSize(6));
     Reply.Many many = (Reply.Many) write(group);
-    assertThat(many.replies()).hasSize(5);
+    assertThat(many.replies()).hasSize(6);
     long index = many.appliedIndex();
     assertThat(Reply.decode(many.replies().get(0)).appliedIndex()).isEqualTo(index);
     assertThat(Reply.decode(many.replies().get(2)).appliedIndex()).isEqualTo(index);
@@ -252,6 +254,8 @@ class ReplicatedKvTest {
     assertThat(Reply.decode(many.replies().get(3)).appliedIndex())
         .isEqualTo(earlier.appliedIndex())
         .isLessThan(index);
+    // The same id with another command is refused, alike on every replica.
+    assertThat(Reply.decode(many.replies().get(5))).isInstanceOf(Reply.Rejected.class);
     assertThat(((Reply.Value) read(new Query.Get(b("g-b")))).value()).isEqualTo(b("first"));
     assertThat(((Reply.Value) read(new Query.Get(b("g-old")))).value()).isEqualTo(b("1"));
     assertThat(((Reply.Value) read(new Query.Get(b("g-a")))).value()).isNull();

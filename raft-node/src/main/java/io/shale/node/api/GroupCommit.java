@@ -113,7 +113,14 @@ public final class GroupCommit implements AutoCloseable {
       for (Pending p : group) {
         commands.add(p.command());
       }
-      Reply.Many many = (Reply.Many) submitter.submit(new Command.Group(commands));
+      Reply reply = submitter.submit(new Command.Group(commands));
+      if (!(reply instanceof Reply.Many many)) {
+        // The whole entry was rejected (alike on every replica): so is each write in it.
+        for (Pending p : group) {
+          p.reply().complete(reply);
+        }
+        return;
+      }
       for (int i = 0; i < group.size(); i++) {
         group.get(i).reply().complete(Reply.decode(many.replies().get(i)));
       }

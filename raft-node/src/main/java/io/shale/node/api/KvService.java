@@ -1,10 +1,13 @@
 package io.shale.node.api;
 
 import com.google.protobuf.ByteString;
+import io.grpc.Context;
+import io.grpc.Deadline;
 import io.grpc.Status;
 import io.grpc.StatusException;
 import io.grpc.stub.StreamObserver;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.shale.client.ErrorTrailers;
 import io.shale.client.proto.BatchRequest;
 import io.shale.client.proto.BatchResponse;
 import io.shale.client.proto.CompareAndSetRequest;
@@ -32,6 +35,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.server.RaftServer;
 
@@ -47,9 +51,6 @@ import org.apache.ratis.server.RaftServer;
  * each.
  */
 public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable {
-  /** Entries per scan page when the request asks for 0. */
-  static final int DEFAULT_SCAN_LIMIT = 1000;
-
   private final RaftServer.Division division;
   private final RequestLimits limits;
   private final StatusMapper statuses;
@@ -57,9 +58,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
   private final GroupCommit groupCommit;
 
   /**
-   * @param maxKeyBytes keys longer than this are INVALID_ARGUMENT ({@code limits.max_key_size})
-   * @param maxValueBytes values longer than this are INVALID_ARGUMENT ({@code
-   *     limits.max_value_size})
+   * @param limits what a request may hold; beyond it is INVALID_ARGUMENT naming the limit
    * @param registry where refused writes are counted ({@code shale.writes.throttled} by node and
    *     cause)
    */
@@ -67,12 +66,11 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
       RaftServer.Division division,
       ShaleStateMachine stateMachine,
       RaftClient raft,
-      int maxKeyBytes,
-      int maxValueBytes,
+      RequestLimits limits,
       MeterRegistry registry,
       GroupCommit.Bounds grouping) {
     this.division = division;
-    this.limits = new RequestLimits(maxKeyBytes, maxValueBytes);
+    this.limits = limits;
     this.statuses = new StatusMapper(division.getId().toString(), registry);
     this.submitter = new RaftSubmitter(division, stateMachine, raft, statuses);
     this.groupCommit = new GroupCommit(division.getId().toString(), grouping, submitter::write);
@@ -92,27 +90,65 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
         .build();
   }
 
-  /** Batches go through group commit (several requests per log entry); other commands alone. */
+  /**
+   * Commits {@code command} under {@code requestId}, or under an id assigned here when the client
+   * gave none, so that a resend (to a new leader, say) can never apply twice. Batches go through
+   * group commit (several requests per log entry); other commands alone.
+   */
   private Reply write(ByteString requestId, Command command) throws StatusException {
-    Command c =
-        requestId.isEmpty() ? command : new Command.Identified(requestId.toByteArray(), command);
-    if (!(command instanceof Command.Batch b)) {
-      return submitter.write(c);
+    return write(requestId.isEmpty() ? newRequestId() : requestId.toByteArray(), command);
+  }
+
+  private Reply write(byte[] requestId, Command command) throws StatusException {
+    Command c = new Command.Identified(requestId, command);
+    Reply reply;
+    if (command instanceof Command.Batch b) {
+      int bytes = 16;
+      for (Command.Op op : b.ops()) {
+        bytes += 8 + op.key().length + (op.isDelete() ? 0 : op.value().length);
+      }
+      try {
+        reply = groupCommit.submit(c, bytes).get();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw Status.CANCELLED.withDescription("interrupted").asException();
+      } catch (ExecutionException e) {
+        if (e.getCause() instanceof StatusException s) {
+          throw s;
+        }
+        throw statuses.writeFailure(e.getCause() instanceof Exception x ? x : e);
+      }
+    } else {
+      reply = submitter.write(c);
     }
-    int bytes = 16;
-    for (Command.Op op : b.ops()) {
-      bytes += 8 + op.key().length + (op.isDelete() ? 0 : op.value().length);
+    if (reply instanceof Reply.Rejected r) {
+      throw StatusMapper.limitExceeded(ErrorTrailers.REQUEST_REJECTED, r.message());
+    }
+    return reply;
+  }
+
+  private static byte[] newRequestId() {
+    byte[] id = new byte[16];
+    java.util.concurrent.ThreadLocalRandom.current().nextBytes(id);
+    id[0] = 's'; // ids the server assigned are told apart from the SDK's in the records
+    return id;
+  }
+
+  /**
+   * The request id of the {@code k}-th entry of one delete-range call: the call's own for the
+   * first, then derived from it, so that a retried call retries the same entries.
+   */
+  private static byte[] chunkId(byte[] requestId, int k) {
+    if (k == 0) {
+      return requestId;
     }
     try {
-      return groupCommit.submit(c, bytes).get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw Status.CANCELLED.withDescription("interrupted").asException();
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof StatusException s) {
-        throw s;
-      }
-      throw statuses.writeFailure(e.getCause() instanceof Exception x ? x : e);
+      java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+      sha.update(requestId);
+      sha.update(java.nio.ByteBuffer.allocate(4).putInt(k).array());
+      return sha.digest();
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java runtime provides SHA-256", e);
     }
   }
 
@@ -134,8 +170,11 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
     } catch (StatusException s) {
       out.onError(s);
       return;
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException e) {
       out.onError(StatusMapper.unavailable(String.valueOf(e), e));
+      return;
+    } catch (RuntimeException e) {
+      out.onError(statuses.internal(e));
       return;
     }
     out.onNext(response);
@@ -190,16 +229,53 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
         });
   }
 
+  /**
+   * Deletes the range one bounded entry after another, while the call's deadline leaves time for
+   * another entry (at most a few seconds in all); then answers where to resume.
+   */
   @Override
   public void deleteRange(DeleteRangeRequest req, StreamObserver<DeleteRangeResponse> out) {
     serve(
         out,
         () -> {
           byte[] start = req.getStart().toByteArray();
+          if (start.length > 0) {
+            limits.key(req.getStart());
+          }
           byte[] end = RequestLimits.rangeEnd(start, req.getEnd());
-          Reply r = write(req.getRequestId(), new Command.DeleteRange(start, end));
-          return DeleteRangeResponse.newBuilder().setHeader(header(r.appliedIndex())).build();
+          byte[] requestId =
+              req.getRequestId().isEmpty() ? newRequestId() : req.getRequestId().toByteArray();
+          long budgetNanos = deleteRangeBudgetNanos();
+          long began = System.nanoTime();
+          long deleted = 0;
+          Reply.RangeDeleted r;
+          int k = 0;
+          do {
+            r =
+                (Reply.RangeDeleted)
+                    write(
+                        chunkId(requestId, k++),
+                        new Command.DeleteRange(start, end, limits.deleteRangeChunkKeys()));
+            deleted += r.deleted();
+            start = r.resumeFrom();
+          } while (start != null && System.nanoTime() - began < budgetNanos);
+          DeleteRangeResponse.Builder b =
+              DeleteRangeResponse.newBuilder()
+                  .setHeader(header(r.appliedIndex()))
+                  .setDeleted(deleted)
+                  .setMore(start != null);
+          if (start != null) {
+            b.setResumeFrom(ByteString.copyFrom(start));
+          }
+          return b.build();
         });
+  }
+
+  /** Time a delete-range call may keep adding entries: half its deadline, at most 2 s. */
+  private static long deleteRangeBudgetNanos() {
+    long max = TimeUnit.SECONDS.toNanos(2);
+    Deadline d = Context.current().getDeadline();
+    return d == null ? max : Math.min(max, d.timeRemaining(TimeUnit.NANOSECONDS) / 2);
   }
 
   @Override
@@ -207,9 +283,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
     serve(
         out,
         () -> {
-          if (req.getOpsCount() == 0) {
-            throw new IllegalArgumentException("a batch needs at least one operation");
-          }
+          limits.batchSize(req.getOpsCount());
           List<Command.Op> ops = new ArrayList<>(req.getOpsCount());
           for (Op op : req.getOpsList()) {
             ops.add(limits.op(op));
@@ -263,7 +337,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
     serve(
         out,
         () -> {
-          int limit = req.getLimit() == 0 ? DEFAULT_SCAN_LIMIT : req.getLimit();
+          int limit = limits.scanLimit(req.getLimit());
           byte[] end = req.getEnd().isEmpty() ? null : req.getEnd().toByteArray();
           Reply.Entries r =
               (Reply.Entries)

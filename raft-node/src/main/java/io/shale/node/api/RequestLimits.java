@@ -13,17 +13,81 @@ import java.util.Arrays;
  * IllegalArgumentException}; one over a size limit is a {@link LimitExceeded} whose trailer names
  * the limit.
  */
-final class RequestLimits {
+public final class RequestLimits {
+  /** Scan entries when a request asks for 0. */
+  static final int DEFAULT_SCAN_LIMIT = 1000;
+
   private final int maxKeyBytes;
   private final int maxValueBytes;
+  private final int maxBatchOps;
+  private final int maxScanEntries;
+  private final int deleteRangeChunkKeys;
 
   /**
    * @param maxKeyBytes keys longer than this are refused ({@code limits.max_key_size})
    * @param maxValueBytes values longer than this are refused ({@code limits.max_value_size})
+   * @param maxBatchOps batches with more operations are refused ({@code limits.max_batch_ops})
+   * @param maxScanEntries larger scan limits are refused ({@code limits.max_scan_entries})
+   * @param deleteRangeChunkKeys keys one delete-range entry deletes at most ({@code
+   *     limits.delete_range_chunk_keys})
    */
-  RequestLimits(int maxKeyBytes, int maxValueBytes) {
+  public RequestLimits(
+      int maxKeyBytes,
+      int maxValueBytes,
+      int maxBatchOps,
+      int maxScanEntries,
+      int deleteRangeChunkKeys) {
     this.maxKeyBytes = maxKeyBytes;
     this.maxValueBytes = maxValueBytes;
+    this.maxBatchOps = Math.min(maxBatchOps, CommandCodec.MAX_BATCH_OPS);
+    this.maxScanEntries = maxScanEntries;
+    this.deleteRangeChunkKeys = Math.min(deleteRangeChunkKeys, CommandCodec.MAX_DELETE_RANGE_KEYS);
+  }
+
+  /** Key and value limits; the others at their defaults. */
+  RequestLimits(int maxKeyBytes, int maxValueBytes) {
+    this(maxKeyBytes, maxValueBytes, 10_000, 10_000, 10_000);
+  }
+
+  int deleteRangeChunkKeys() {
+    return deleteRangeChunkKeys;
+  }
+
+  /** A batch's operation count, refused past {@code limits.max_batch_ops}. */
+  void batchSize(int ops) {
+    if (ops == 0) {
+      throw new IllegalArgumentException("a batch needs at least one operation");
+    }
+    if (ops > maxBatchOps) {
+      throw new LimitExceeded(
+          ErrorTrailers.TOO_MANY_OPERATIONS,
+          "batch of "
+              + ops
+              + " operations exceeds the limit of "
+              + maxBatchOps
+              + " (limits.max_batch_ops)");
+    }
+  }
+
+  /**
+   * A scan's entry limit: the request's {@code uint32} read as unsigned, 0 for the default, refused
+   * past {@code limits.max_scan_entries}.
+   */
+  int scanLimit(int requested) {
+    long limit = Integer.toUnsignedLong(requested);
+    if (limit == 0) {
+      return Math.min(DEFAULT_SCAN_LIMIT, maxScanEntries);
+    }
+    if (limit > maxScanEntries) {
+      throw new LimitExceeded(
+          ErrorTrailers.SCAN_LIMIT_TOO_LARGE,
+          "scan limit of "
+              + limit
+              + " exceeds the limit of "
+              + maxScanEntries
+              + " (limits.max_scan_entries); page through with more");
+    }
+    return (int) limit;
   }
 
   /** A request over one of the configured size limits; {@link #error} is its trailer reason. */

@@ -15,6 +15,8 @@ import org.apache.ratis.protocol.exceptions.ReconfigurationTimeoutException;
 import org.apache.ratis.protocol.exceptions.ResourceUnavailableException;
 import org.apache.ratis.protocol.exceptions.SetConfigurationException;
 import org.apache.ratis.protocol.exceptions.TimeoutIOException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The one place where Ratis's and the engine's failures become gRPC statuses and the trailers of
@@ -23,6 +25,7 @@ import org.apache.ratis.protocol.exceptions.TimeoutIOException;
  * cause when it tried more than once, so every mapping searches the whole cause chain.
  */
 public final class StatusMapper {
+  private static final Logger LOG = LoggerFactory.getLogger(StatusMapper.class);
   private final String self;
   private final MeterRegistry registry;
 
@@ -111,6 +114,22 @@ public final class StatusMapper {
       trailers.put(ErrorTrailers.ERROR, ErrorTrailers.NO_LEADER);
     }
     return Status.UNAVAILABLE.withDescription(description).asException(trailers);
+  }
+
+  /**
+   * INTERNAL for a failure nothing anticipated (a bug): the client gets an incident id and no
+   * internals (messages may hold file paths); the node logs the id with the whole exception.
+   */
+  public StatusException internal(Throwable e) {
+    String incident = Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong());
+    LOG.error("incident {}: unexpected failure serving a request", incident, e);
+    registry.counter("shale.requests.internal_errors", "node", self).increment();
+    Metadata trailers = new Metadata();
+    trailers.put(ErrorTrailers.ERROR, ErrorTrailers.INTERNAL);
+    return Status.INTERNAL
+        .withDescription(
+            "internal error on node " + self + "; incident " + incident + " in its log")
+        .asException(trailers);
   }
 
   /** INVALID_ARGUMENT naming the limit, with the trailer saying which one. */

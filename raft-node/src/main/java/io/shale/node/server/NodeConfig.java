@@ -3,6 +3,7 @@ package io.shale.node.server;
 import io.shale.engine.EngineOptions;
 import io.shale.engine.config.ByteSize;
 import io.shale.engine.config.EngineConfig;
+import io.shale.node.statemachine.CommandCodec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -149,10 +150,16 @@ public record NodeConfig(
    * Request limits; larger requests are INVALID_ARGUMENT naming the limit. The gRPC message size is
    * set from {@code maxValueBytes}, with room for the key and the envelope.
    */
-  public record Limits(int maxKeyBytes, int maxValueBytes, long scanPageBytes) {
-    /** Key and value limits, with the default scan page size. */
+  public record Limits(
+      int maxKeyBytes,
+      int maxValueBytes,
+      long scanPageBytes,
+      int maxBatchOps,
+      int maxScanEntries,
+      int deleteRangeChunkKeys) {
+    /** Key and value limits, with the other limits at their defaults. */
     public Limits(int maxKeyBytes, int maxValueBytes) {
-      this(maxKeyBytes, maxValueBytes, 4L << 20);
+      this(maxKeyBytes, maxValueBytes, 4L << 20, 10_000, 10_000, 10_000);
     }
 
     public static Limits defaults() {
@@ -169,25 +176,32 @@ public record NodeConfig(
   static final Map<String, List<String>> KEYS =
       Map.of(
           "node",
-              List.of("id", "cluster", "data_dir", "raft_address", "api_address", "http_address"),
+          List.of("id", "cluster", "data_dir", "raft_address", "api_address", "http_address"),
           "raft",
-              List.of(
-                  "election_timeout",
-                  "snapshot_every_entries",
-                  "log_segment_size",
-                  "purge_gap",
-                  "pending_write_limit",
-                  "pending_write_bytes",
-                  "pressure_report_max_age",
-                  "pressure_poll_interval",
-                  "admin_timeout",
-                  "group_commit_threads",
-                  "group_commit_max_writes",
-                  "group_commit_max_bytes",
-                  "snapshot_reload_wait",
-                  "snapshot_install_settle",
-                  "checkpoint_lease"),
-          "limits", List.of("max_key_size", "max_value_size", "scan_page_size"));
+          List.of(
+              "election_timeout",
+              "snapshot_every_entries",
+              "log_segment_size",
+              "purge_gap",
+              "pending_write_limit",
+              "pending_write_bytes",
+              "pressure_report_max_age",
+              "pressure_poll_interval",
+              "admin_timeout",
+              "group_commit_threads",
+              "group_commit_max_writes",
+              "group_commit_max_bytes",
+              "snapshot_reload_wait",
+              "snapshot_install_settle",
+              "checkpoint_lease"),
+          "limits",
+          List.of(
+              "max_key_size",
+              "max_value_size",
+              "scan_page_size",
+              "max_batch_ops",
+              "max_scan_entries",
+              "delete_range_chunk_keys"));
 
   private static final List<String> PEER_KEYS = List.of("id", "raft_address", "api_address");
 
@@ -312,7 +326,18 @@ public record NodeConfig(
         peers,
         raft,
         new Limits(
-            (int) maxKey, (int) maxValue, v.size("limits.scan_page_size", dl.scanPageBytes())),
+            (int) maxKey,
+            (int) maxValue,
+            v.size("limits.scan_page_size", dl.scanPageBytes()),
+            (int)
+                v.between("limits.max_batch_ops", dl.maxBatchOps(), 1, CommandCodec.MAX_BATCH_OPS),
+            (int) v.between("limits.max_scan_entries", dl.maxScanEntries(), 1, 1_000_000),
+            (int)
+                v.between(
+                    "limits.delete_range_chunk_keys",
+                    dl.deleteRangeChunkKeys(),
+                    1,
+                    CommandCodec.MAX_DELETE_RANGE_KEYS)),
         engine);
   }
 

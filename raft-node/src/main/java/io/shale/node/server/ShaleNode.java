@@ -11,6 +11,7 @@ import io.shale.node.api.ClusterService;
 import io.shale.node.api.GroupCommit;
 import io.shale.node.api.KvService;
 import io.shale.node.api.PeerChannels;
+import io.shale.node.api.RequestLimits;
 import io.shale.node.metrics.GrpcMeters;
 import io.shale.node.metrics.RaftMeters;
 import io.shale.node.metrics.RatisMetricsBridge;
@@ -277,8 +278,12 @@ public final class ShaleNode implements AutoCloseable {
             division,
             stateMachine,
             forwarder,
-            config.limits().maxKeyBytes(),
-            config.limits().maxValueBytes(),
+            new RequestLimits(
+                config.limits().maxKeyBytes(),
+                config.limits().maxValueBytes(),
+                config.limits().maxBatchOps(),
+                config.limits().maxScanEntries(),
+                config.limits().deleteRangeChunkKeys()),
             registry,
             new GroupCommit.Bounds(
                 config.raft().groupCommitThreads(),

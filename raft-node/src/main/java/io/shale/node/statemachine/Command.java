@@ -20,7 +20,14 @@ public sealed interface Command
   }
 
   /** Puts and deletes applied together or not at all. */
-  record Batch(List<Op> ops) implements Command {}
+  record Batch(List<Op> ops) implements Command {
+    public Batch {
+      if (ops.isEmpty() || ops.size() > CommandCodec.MAX_BATCH_OPS) {
+        throw new IllegalArgumentException(
+            "a batch holds 1 to " + CommandCodec.MAX_BATCH_OPS + " operations, got " + ops.size());
+      }
+    }
+  }
 
   /**
    * Applies {@code then} (a put, or a delete when its value is null) only if the key's current
@@ -41,10 +48,30 @@ public sealed interface Command
   }
 
   /**
-   * Deletes every key in [start, end) (end null: to the last key). The keys are found at apply
-   * time, in the applied state every replica shares, so each replica deletes the same ones.
+   * Deletes the first {@code maxKeys} user keys in [start, end) (end null: to the last key; an
+   * empty start: from the first user key). The keys are found at apply time, in the applied state
+   * every replica shares, so each replica deletes the same ones. The reply says where to resume
+   * when more keys remain: a range of any size is deleted as a series of bounded entries, so that
+   * no entry can take more memory or apply time than {@code maxKeys} deletions.
    */
-  record DeleteRange(byte[] start, byte[] end) implements Command {}
+  record DeleteRange(byte[] start, byte[] end, int maxKeys) implements Command {
+    /** Keys deleted per entry unless the submitter asks for fewer. */
+    public static final int DEFAULT_MAX_KEYS = 10_000;
+
+    public DeleteRange {
+      if (maxKeys < 1 || maxKeys > CommandCodec.MAX_DELETE_RANGE_KEYS) {
+        throw new IllegalArgumentException(
+            "a delete range deletes 1 to "
+                + CommandCodec.MAX_DELETE_RANGE_KEYS
+                + " keys per entry, got "
+                + maxKeys);
+      }
+    }
+
+    public DeleteRange(byte[] start, byte[] end) {
+      this(start, end, DEFAULT_MAX_KEYS);
+    }
+  }
 
   /**
    * Several clients' writes that the leader grouped into one log entry (group commit: one Raft
@@ -55,6 +82,13 @@ public sealed interface Command
   record Group(List<Command> commands) implements Command {
     public Group {
       commands = List.copyOf(commands);
+      if (commands.isEmpty() || commands.size() > CommandCodec.MAX_GROUP_COMMANDS) {
+        throw new IllegalArgumentException(
+            "a group holds 1 to "
+                + CommandCodec.MAX_GROUP_COMMANDS
+                + " commands, got "
+                + commands.size());
+      }
       for (Command c : commands) {
         Command inner = c instanceof Identified id ? id.command() : c;
         if (!(inner instanceof Batch)) {

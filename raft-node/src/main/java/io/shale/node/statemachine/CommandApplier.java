@@ -11,6 +11,8 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Turns one committed command into its effects: {@code (state, command, index) -> (write batch,
@@ -18,10 +20,17 @@ import java.util.Map;
  * index. Deterministic: every replica, given the same state and entry, builds the same batch and
  * reply, which is what lets a compare-and-set be decided at apply time. Knows nothing of Ratis.
  *
+ * <p>Never throws for a command: one that fails while being applied becomes a {@link
+ * Reply.Rejected} with an empty batch, alike on every replica, so a poison entry cannot stop the
+ * apply thread or be replayed into a crash on restart (CommandApplierTest).
+ *
  * <p>Request ids make a retried write apply once: a request id already recorded (in the engine, or
- * earlier in the same entry) gets its first reply and adds nothing.
+ * earlier in the same entry) with the same command gets its first reply and adds nothing; with
+ * another command it is rejected.
  */
 public final class CommandApplier {
+  private static final Logger LOG = LoggerFactory.getLogger(CommandApplier.class);
+
   /** The batch to apply at the entry's index, and the encoded reply to the client. */
   public record Applied(WriteBatch batch, byte[] reply) {}
 
@@ -31,47 +40,65 @@ public final class CommandApplier {
    */
   public Applied apply(Engine state, Command command, long index) {
     WriteBatch batch = new WriteBatch();
-    byte[] reply;
-    if (command instanceof Command.Group g) {
-      // Client writes the leader grouped into one entry: applied in order, in one engine batch.
-      List<byte[]> replies = new ArrayList<>(g.commands().size());
-      Map<ByteBuffer, byte[]> idsInEntry = new HashMap<>();
-      for (Command c : g.commands()) {
-        replies.add(applyOne(state, c, index, batch, idsInEntry));
+    try {
+      if (index % RequestRecords.EXPIRY_EVERY == 0) {
+        RequestRecords.expire(state, batch, index);
       }
-      reply = Reply.encode(new Reply.Many(index, replies));
-    } else {
-      reply = applyOne(state, command, index, batch, null);
+      byte[] reply;
+      if (command instanceof Command.Group g) {
+        // Client writes the leader grouped into one entry: applied in order, in one engine batch.
+        List<byte[]> replies = new ArrayList<>(g.commands().size());
+        Map<ByteBuffer, Recorded> idsInEntry = new HashMap<>();
+        for (Command c : g.commands()) {
+          replies.add(applyOne(state, c, index, batch, idsInEntry));
+        }
+        reply = Reply.encode(new Reply.Many(index, replies));
+      } else {
+        reply = applyOne(state, command, index, batch, new HashMap<>());
+      }
+      return new Applied(batch, reply);
+    } catch (RuntimeException | StackOverflowError e) {
+      LOG.warn("entry {} rejected: {} failed while being applied", index, kind(command), e);
+      return rejected(index, kind(command) + " could not be applied: " + e.getClass().getName());
     }
-    if (index % RequestRecords.EXPIRY_EVERY == 0) {
-      RequestRecords.expire(state, batch, index);
-    }
-    return new Applied(batch, reply);
   }
+
+  /** A committed entry that applies nothing, answered with {@code message}. */
+  public static Applied rejected(long index, String message) {
+    return new Applied(new WriteBatch(), Reply.encode(new Reply.Rejected(index, message)));
+  }
+
+  private static String kind(Command c) {
+    return c == null ? "null" : c.getClass().getSimpleName();
+  }
+
+  /** A request id's reply within the entry being applied, and the command it answered. */
+  private record Recorded(byte[] commandHash, byte[] reply) {}
 
   /**
    * Adds the effects of one command to {@code batch} and returns its encoded reply. {@code
-   * idsInEntry} holds the replies of request ids earlier in the same entry (null for an entry of
-   * one command).
+   * idsInEntry} holds the request ids recorded earlier in the same entry.
    */
   private static byte[] applyOne(
       Engine state,
       Command command,
       long index,
       WriteBatch batch,
-      Map<ByteBuffer, byte[]> idsInEntry) {
+      Map<ByteBuffer, Recorded> idsInEntry) {
     byte[] requestId = null;
+    byte[] hash = null;
     if (command instanceof Command.Identified id) {
       requestId = id.requestId();
-      byte[] sameEntry = idsInEntry == null ? null : idsInEntry.get(ByteBuffer.wrap(requestId));
-      if (sameEntry != null) {
-        return sameEntry;
-      }
-      byte[] earlier = state.get(RequestRecords.lookupKey(requestId));
-      if (earlier != null && RequestRecords.stillRetained(earlier, index)) {
-        return RequestRecords.reply(earlier); // a retry: the first attempt's reply
-      }
       command = id.command();
+      hash = RequestRecords.hash(command);
+      Recorded sameEntry = idsInEntry.get(ByteBuffer.wrap(requestId));
+      if (sameEntry != null) {
+        return answerRetry(index, hash, sameEntry.commandHash(), sameEntry.reply(), state, command);
+      }
+      RequestRecords.Record earlier = RequestRecords.find(state, requestId, index);
+      if (earlier != null) {
+        return answerRetry(index, hash, earlier.commandHash(), earlier.reply(), state, command);
+      }
     }
     Reply reply;
     if (command instanceof Command.Batch b) {
@@ -80,32 +107,86 @@ public final class CommandApplier {
       }
       reply = new Reply.Written(index);
     } else if (command instanceof Command.DeleteRange r) {
-      deleteRange(state, r, batch);
-      reply = new Reply.Written(index);
+      reply = deleteRange(state, r, index, batch);
     } else {
       reply = compareAndSet(state, (Command.CompareAndSet) command, index, batch);
     }
     byte[] bytes = Reply.encode(reply);
     if (requestId != null) {
-      RequestRecords.record(batch, requestId, index, bytes);
-      if (idsInEntry != null) {
-        idsInEntry.put(ByteBuffer.wrap(requestId), bytes);
-      }
+      byte[] stored = Reply.encode(storable(reply));
+      RequestRecords.record(batch, requestId, index, hash, stored);
+      idsInEntry.put(ByteBuffer.wrap(requestId), new Recorded(hash, stored));
     }
     return bytes;
   }
 
-  /** Deletes every user key in the range; never the node's own records (keys starting with 0). */
-  private static void deleteRange(Engine state, Command.DeleteRange r, WriteBatch batch) {
+  /**
+   * The reply to a retry: the first attempt's, if it carried the same command; a rejection if the
+   * id was used for another one. A compare-and-set's large current value was not stored: it is read
+   * again, and is the value as of now.
+   */
+  private static byte[] answerRetry(
+      long index, byte[] hash, byte[] recordedHash, byte[] stored, Engine state, Command command) {
+    if (!Arrays.equals(hash, recordedHash)) {
+      return Reply.encode(
+          new Reply.Rejected(
+              index,
+              "request id already used for a different command (a retry must resend the same"
+                  + " request)"));
+    }
+    Reply first = Reply.decode(stored);
+    if (first instanceof Reply.CasResult c
+        && c.current() == null
+        && c.modIndex() != 0
+        && command instanceof Command.CompareAndSet cas) {
+      VersionedValue now = state.getVersioned(cas.key());
+      return Reply.encode(
+          new Reply.CasResult(
+              c.appliedIndex(),
+              c.applied(),
+              now == null ? null : now.value(),
+              now == null ? 0 : now.index()));
+    }
+    return stored;
+  }
+
+  /** What a request record keeps of {@code reply}: all of it but a large current value. */
+  private static Reply storable(Reply reply) {
+    if (reply instanceof Reply.CasResult c
+        && c.current() != null
+        && c.current().length > RequestRecords.MAX_STORED_VALUE) {
+      return new Reply.CasResult(c.appliedIndex(), c.applied(), null, c.modIndex());
+    }
+    return reply;
+  }
+
+  /**
+   * Deletes up to {@code maxKeys} user keys of the range, never the node's own records (keys
+   * starting with 0), and says where the rest of the range starts.
+   */
+  private static Reply deleteRange(
+      Engine state, Command.DeleteRange r, long index, WriteBatch batch) {
+    byte[] start = r.start().length == 0 || r.start()[0] == 0 ? FIRST_USER_KEY : r.start();
+    if (r.end() != null && Arrays.compare(start, r.end()) >= 0) {
+      return new Reply.RangeDeleted(index, 0, null);
+    }
+    long deleted = 0;
+    byte[] resume = null;
     try (ScanIterator it =
-        state.scan(new ScanOptions(r.start(), r.end(), Long.MAX_VALUE, false, true))) {
+        state.scan(new ScanOptions(start, r.end(), (long) r.maxKeys() + 1, false, true))) {
       while (it.next()) {
-        if (it.key().length > 0 && it.key()[0] != 0) {
-          batch.delete(it.key());
+        if (deleted == r.maxKeys()) {
+          resume = it.key();
+          break;
         }
+        batch.delete(it.key());
+        deleted++;
       }
     }
+    return new Reply.RangeDeleted(index, deleted, resume);
   }
+
+  private static final byte[] FIRST_USER_KEY = {1};
 
   /** Compares the key's value or modification index with the expectation, then maybe writes. */
   private static Reply compareAndSet(

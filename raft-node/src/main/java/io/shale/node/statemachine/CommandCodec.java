@@ -11,8 +11,9 @@ import java.util.List;
  *
  * <pre>
  *   entry  = magic 0x53 ('S'), version 1, kind (1 batch, 2 compare-and-set, 3 identified,
- *            4 delete range), body
- *   range  = start, has-end (0/1), [end]
+ *            4 delete range, 5 group, 6 bounded delete range), body
+ *   range  = start, has-end (0/1), [end]           (kind 4: at most 10,000 keys per entry)
+ *   bounded range = max-keys:int32, range          (kind 6)
  *   identified = request-id, the body of a batch or compare-and-set entry (kind, body)
  *   group  = count:int32, count x (length:int32, a whole batch or identified-batch entry)
  *   batch  = count:int32, count x op
@@ -24,6 +25,12 @@ import java.util.List;
  *
  * Keys are 1 to {@link #MAX_KEY_BYTES} bytes and may not begin with byte 0, which the node reserves
  * for its own records in the engine.
+ *
+ * <p>{@link #decode} checks everything {@link #encode} does, and the hard caps below, because an
+ * entry may come from any Raft client: whatever reaches the log is either refused here, on every
+ * replica alike, or applies within bounded memory and time. The caps are constants, not settings,
+ * so that every replica decides alike whatever its configuration; the API's configurable limits
+ * must lie within them.
  */
 public final class CommandCodec {
   static final byte MAGIC = 0x53;
@@ -35,7 +42,17 @@ public final class CommandCodec {
   static final byte GROUP = 5;
   private static final byte PUT = 1;
   private static final byte DELETE = 2;
+  static final byte DELETE_RANGE_BOUNDED = 6;
   public static final int MAX_KEY_BYTES = 64 << 10;
+
+  /** The most operations one batch may hold. */
+  public static final int MAX_BATCH_OPS = 100_000;
+
+  /** The most commands one group may hold. */
+  public static final int MAX_GROUP_COMMANDS = 10_000;
+
+  /** The most keys one delete-range entry may delete. */
+  public static final int MAX_DELETE_RANGE_KEYS = 100_000;
 
   private CommandCodec() {}
 
@@ -73,10 +90,11 @@ public final class CommandCodec {
       }
       ByteBuffer out =
           ByteBuffer.allocate(
-                  3 + 4 + r.start().length + 1 + (r.end() == null ? 0 : 4 + r.end().length))
+                  3 + 4 + 4 + r.start().length + 1 + (r.end() == null ? 0 : 4 + r.end().length))
               .put(MAGIC)
               .put(VERSION)
-              .put(DELETE_RANGE);
+              .put(DELETE_RANGE_BOUNDED)
+              .putInt(r.maxKeys());
       putBytes(out, r.start());
       out.put((byte) (r.end() == null ? 0 : 1));
       if (r.end() != null) {
@@ -177,7 +195,15 @@ public final class CommandCodec {
         }
         List<Command> commands = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-          commands.add(decode(getBytes(in)));
+          byte[] sub = getBytes(in);
+          // Checked before decoding so that nesting cannot recurse (a group holds batches only).
+          if (sub.length >= 3 && sub[2] == GROUP) {
+            throw new IllegalArgumentException("a group may not hold a group");
+          }
+          commands.add(decode(sub));
+        }
+        if (in.hasRemaining()) {
+          throw new IllegalArgumentException(in.remaining() + " bytes after the group");
         }
         return new Command.Group(commands);
       }
@@ -201,7 +227,7 @@ public final class CommandCodec {
               yield new Command.Batch(ops);
             }
             case CAS -> {
-              byte[] key = getBytes(in);
+              byte[] key = checkKey(getBytes(in));
               byte expectation = in.get();
               if (expectation == 2) {
                 long index = in.getLong();
@@ -210,10 +236,8 @@ public final class CommandCodec {
               byte[] expected = expectation == 1 ? getBytes(in) : null;
               yield new Command.CompareAndSet(key, expected, getOp(in));
             }
-            case DELETE_RANGE -> {
-              byte[] start = getBytes(in);
-              yield new Command.DeleteRange(start, in.get() == 1 ? getBytes(in) : null);
-            }
+            case DELETE_RANGE -> getRange(in, Command.DeleteRange.DEFAULT_MAX_KEYS);
+            case DELETE_RANGE_BOUNDED -> getRange(in, in.getInt());
             default -> throw new IllegalArgumentException("unknown command kind " + kind);
           };
       if (in.hasRemaining()) {
@@ -226,9 +250,21 @@ public final class CommandCodec {
     }
   }
 
+  private static Command.DeleteRange getRange(ByteBuffer in, int maxKeys) {
+    byte[] start = getBytes(in);
+    if (start.length > MAX_KEY_BYTES) {
+      throw new IllegalArgumentException("delete range start exceeds " + MAX_KEY_BYTES + " bytes");
+    }
+    byte[] end = in.get() == 1 ? checkKey(getBytes(in)) : null;
+    if (end != null && java.util.Arrays.compare(start, end) >= 0) {
+      throw new IllegalArgumentException("delete range end must be after its start");
+    }
+    return new Command.DeleteRange(start, end, maxKeys);
+  }
+
   private static Command.Op getOp(ByteBuffer in) {
     byte type = in.get();
-    byte[] key = getBytes(in);
+    byte[] key = checkKey(getBytes(in));
     return switch (type) {
       case PUT -> new Command.Op(key, getBytes(in));
       case DELETE -> new Command.Op(key, null);

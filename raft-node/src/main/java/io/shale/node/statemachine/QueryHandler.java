@@ -17,6 +17,9 @@ public final class QueryHandler {
   /** The smallest key a client may write. */
   private static final byte[] FIRST_USER_KEY = {1};
 
+  /** Bytes an entry costs in a page beyond its key and value (lengths and message framing). */
+  static final int ENTRY_OVERHEAD = 16;
+
   private final long scanPageBytes;
 
   /**
@@ -42,8 +45,9 @@ public final class QueryHandler {
 
   /**
    * One page of a scan: it ends at its entry limit or, whatever the limit, past {@code
-   * scanPageBytes} (so that a page of large values still fits a gRPC message); the client continues
-   * after its last key.
+   * scanPageBytes} (keys, values and {@link #ENTRY_OVERHEAD} per entry, so that a keys-only page of
+   * tiny keys is bounded too) (so that a page of large values still fits a gRPC message); the
+   * client continues after its last key.
    */
   private Reply scanPage(Engine state, long applied, Query.Scan s) {
     List<byte[][]> out = new ArrayList<>();
@@ -67,7 +71,7 @@ public final class QueryHandler {
           break;
         }
         byte[] value = s.keysOnly() ? new byte[0] : it.value();
-        bytes += it.key().length + value.length;
+        bytes += ENTRY_OVERHEAD + it.key().length + value.length;
         out.add(new byte[][] {it.key(), value});
       }
     }

@@ -2,6 +2,7 @@ package io.shale.node.statemachine;
 
 import io.shale.engine.pressure.WritePressure;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -16,10 +17,19 @@ import java.util.List;
  *   ENTRIES = count:int32, count x (key, value), more (0/1)
  *   MANY   = count:int32, count x (length:int32, reply)
  *   PRESSURE = condition, cause (ordinals), measured:float64, threshold:float64, delay-ms:int64
+ *   RANGE_DELETED = deleted:int64, has-resume (0/1), [resume key]
+ *   REJECTED = message      the entry was committed but refused, alike on every replica
  * </pre>
  */
 public sealed interface Reply
-    permits Reply.Written, Reply.CasResult, Reply.Value, Reply.Entries, Reply.Pressure, Reply.Many {
+    permits Reply.Written,
+        Reply.CasResult,
+        Reply.Value,
+        Reply.Entries,
+        Reply.Pressure,
+        Reply.Many,
+        Reply.RangeDeleted,
+        Reply.Rejected {
   long appliedIndex();
 
   record Written(long appliedIndex) implements Reply {}
@@ -40,6 +50,18 @@ public sealed interface Reply
   /** The encoded replies of a group's commands, in order. */
   record Many(long appliedIndex, List<byte[]> replies) implements Reply {}
 
+  /**
+   * One entry of a delete range: {@code deleted} keys went; {@code resumeFrom} is where the rest of
+   * the range starts (null: the range is empty now).
+   */
+  record RangeDeleted(long appliedIndex, long deleted, byte[] resumeFrom) implements Reply {}
+
+  /**
+   * A committed entry that was not applied: malformed, a request id reused for another command, or
+   * a command that failed while being applied. Every replica decides alike, so none diverges.
+   */
+  record Rejected(long appliedIndex, String message) implements Reply {}
+
   /** A node's engine write pressure. */
   record Pressure(long appliedIndex, WritePressure pressure) implements Reply {}
 
@@ -47,6 +69,13 @@ public sealed interface Reply
     int size = 9;
     if (r instanceof Pressure) {
       size += 2 + 8 + 8 + 8;
+    }
+    byte[] message =
+        r instanceof Rejected j ? j.message().getBytes(StandardCharsets.UTF_8) : new byte[0];
+    if (r instanceof Rejected) {
+      size += 4 + message.length;
+    } else if (r instanceof RangeDeleted d) {
+      size += 8 + 1 + (d.resumeFrom() == null ? 0 : 4 + d.resumeFrom().length);
     }
     if (r instanceof CasResult c) {
       size += 2 + (c.current() == null ? 0 : 4 + c.current().length) + 8;
@@ -82,6 +111,11 @@ public sealed interface Reply
           .putDouble(w.measured())
           .putDouble(w.threshold())
           .putLong(w.suggestedDelay().toMillis());
+    } else if (r instanceof RangeDeleted d) {
+      out.put((byte) 7).putLong(d.deleted());
+      optional(out, d.resumeFrom());
+    } else if (r instanceof Rejected) {
+      out.put((byte) 8).putInt(message.length).put(message);
     } else if (r instanceof Many m) {
       out.put((byte) 6).putInt(m.replies().size());
       for (byte[] b : m.replies()) {
@@ -144,6 +178,11 @@ public sealed interface Reply
         }
         yield new Many(index, replies);
       }
+      case 7 -> {
+        long deleted = in.getLong();
+        yield new RangeDeleted(index, deleted, optional(in));
+      }
+      case 8 -> new Rejected(index, new String(bytes(in), StandardCharsets.UTF_8));
       default -> throw new IllegalArgumentException("unknown reply kind " + kind);
     };
   }

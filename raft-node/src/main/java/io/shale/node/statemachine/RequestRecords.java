@@ -5,6 +5,8 @@ import io.shale.engine.ScanIterator;
 import io.shale.engine.ScanOptions;
 import io.shale.engine.WriteBatch;
 import java.nio.ByteBuffer;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 
 /**
@@ -12,21 +14,33 @@ import java.util.Arrays;
  * restarts and snapshots like any data) under the node's reserved prefix:
  *
  * <pre>
- *   \0r{request id}              -> applied index:int64, reply bytes   (lookup)
+ *   \0r{request id}              -> applied index:int64, command hash:32 (SHA-256), reply bytes
  *   \0i{index:int64}{request id} -> (empty)                            (expiry, in index order)
  * </pre>
  *
- * A retry with the same id within {@link #RETAIN_ENTRIES} log entries gets the stored reply; a
- * record older than that is ignored whether or not it is still there (so the answer depends on log
- * indexes only, the same on every replica), and deleted by the next entry whose index is a multiple
- * of {@link #EXPIRY_EVERY}. Clients retry within seconds; 100,000 entries is minutes of writes at
- * the highest rates measured.
+ * A retry with the same id and the same command within {@link #RETAIN_ENTRIES} log entries gets the
+ * stored reply; the same id with another command is refused. A record older than that is ignored
+ * whether or not it is still there (so the answer depends on log indexes only, the same on every
+ * replica), and deleted by an entry whose index is a multiple of {@link #EXPIRY_EVERY}. Stored
+ * replies are small: a compare-and-set's current value is kept only up to {@link #MAX_STORED_VALUE}
+ * bytes (CommandApplier re-reads a larger one on a retry).
  */
 final class RequestRecords {
   static final long RETAIN_ENTRIES = 100_000;
   static final long EXPIRY_EVERY = 1_024;
+  static final int MAX_STORED_VALUE = 1_024;
+
+  /**
+   * Records one expiry run deletes at most (the rest go in later runs; they are ignored anyway).
+   */
+  static final int MAX_EXPIRED_PER_RUN = 100_000;
+
+  private static final int HASH_BYTES = 32;
   private static final byte[] LOOKUP = {0, 'r'};
   private static final byte[] BY_INDEX = {0, 'i'};
+
+  /** A stored record: when it was applied, what command it was, what it answered. */
+  record Record(long index, byte[] commandHash, byte[] reply) {}
 
   private RequestRecords() {}
 
@@ -38,24 +52,52 @@ final class RequestRecords {
     return concat(concat(BY_INDEX, ByteBuffer.allocate(8).putLong(index).array()), requestId);
   }
 
-  static void record(WriteBatch batch, byte[] requestId, long index, byte[] reply) {
+  /** The SHA-256 of a command's encoded form: what binds a request id to one command. */
+  static byte[] hash(Command command) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(CommandCodec.encode(command));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java runtime provides SHA-256", e);
+    }
+  }
+
+  static void record(
+      WriteBatch batch, byte[] requestId, long index, byte[] commandHash, byte[] reply) {
     batch.put(
         lookupKey(requestId),
-        ByteBuffer.allocate(8 + reply.length).putLong(index).put(reply).array());
+        ByteBuffer.allocate(8 + HASH_BYTES + reply.length)
+            .putLong(index)
+            .put(commandHash)
+            .put(reply)
+            .array());
     batch.put(indexKey(index, requestId), new byte[0]);
   }
 
-  /** Whether a lookup record is young enough to answer a retry arriving at {@code index}. */
-  static boolean stillRetained(byte[] record, long index) {
-    return index - ByteBuffer.wrap(record).getLong() <= RETAIN_ENTRIES;
+  /**
+   * The record of {@code requestId} if one is young enough to answer a retry arriving at {@code
+   * index}; null otherwise.
+   */
+  static Record find(Engine engine, byte[] requestId, long index) {
+    byte[] stored = engine.get(lookupKey(requestId));
+    if (stored == null || stored.length < 8 + HASH_BYTES) {
+      return null;
+    }
+    ByteBuffer in = ByteBuffer.wrap(stored);
+    long at = in.getLong();
+    if (index - at > RETAIN_ENTRIES) {
+      return null;
+    }
+    return new Record(
+        at,
+        Arrays.copyOfRange(stored, 8, 8 + HASH_BYTES),
+        Arrays.copyOfRange(stored, 8 + HASH_BYTES, stored.length));
   }
 
-  /** The reply stored in a lookup record. */
-  static byte[] reply(byte[] record) {
-    return Arrays.copyOfRange(record, 8, record.length);
-  }
-
-  /** Adds to {@code batch} the deletion of every record more than RETAIN_ENTRIES old. */
+  /**
+   * Adds to {@code batch} the deletion of every record more than RETAIN_ENTRIES old. The caller
+   * adds it before the entry's own writes, so that a record the entry writes afresh under an old id
+   * wins over its deletion.
+   */
   static void expire(Engine engine, WriteBatch batch, long index) {
     long before = index - RETAIN_ENTRIES;
     if (before <= 0) {
@@ -63,11 +105,19 @@ final class RequestRecords {
     }
     byte[] end = concat(BY_INDEX, ByteBuffer.allocate(8).putLong(before).array());
     try (ScanIterator it =
-        engine.scan(new ScanOptions(BY_INDEX, end, Long.MAX_VALUE, false, true))) {
+        engine.scan(new ScanOptions(BY_INDEX, end, MAX_EXPIRED_PER_RUN, false, true))) {
       while (it.next()) {
         byte[] k = it.key();
         batch.delete(k);
-        batch.delete(lookupKey(Arrays.copyOfRange(k, BY_INDEX.length + 8, k.length)));
+        byte[] lookup = lookupKey(Arrays.copyOfRange(k, BY_INDEX.length + 8, k.length));
+        byte[] current = engine.get(lookup);
+        long recordedAt = ByteBuffer.wrap(k, BY_INDEX.length, 8).getLong();
+        // The id may have been reused (after its first record expired): keep the newer record.
+        if (current != null
+            && current.length >= 8
+            && ByteBuffer.wrap(current).getLong() == recordedAt) {
+          batch.delete(lookup);
+        }
       }
     }
   }

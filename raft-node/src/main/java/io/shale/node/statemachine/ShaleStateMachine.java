@@ -294,15 +294,15 @@ public final class ShaleStateMachine extends BaseStateMachine
       updateLastAppliedTermIndex(term, index);
       return CompletableFuture.completedFuture(Messages.of(new Reply.Written(index)));
     }
-    Command command;
+    CommandApplier.Applied applied;
     try {
-      command = CommandCodec.decode(entry.getStateMachineLogEntry().getLogData().toByteArray());
+      Command command =
+          CommandCodec.decode(entry.getStateMachineLogEntry().getLogData().toByteArray());
+      applied = applier.apply(e, command, index);
     } catch (IllegalArgumentException bad) {
-      // Deterministic on every replica: the entry is skipped and its writer told why.
-      updateLastAppliedTermIndex(term, index);
-      return CompletableFuture.failedFuture(bad);
+      // Deterministic on every replica: the entry applies nothing and its writer is told why.
+      applied = CommandApplier.rejected(index, "malformed entry: " + bad.getMessage());
     }
-    CommandApplier.Applied applied = applier.apply(e, command, index);
     terms.onApply(term, index, applied.batch());
     if (!applied.batch().isEmpty()) {
       e.applyCommitted(applied.batch(), index);

@@ -166,6 +166,103 @@ class CommandApplierTest {
     assertThat(userKeys()).containsExactly("a2", "b1");
   }
 
+  @Test
+  void deleteRangeDeletesAtMostItsBoundAndSaysWhereToResume() {
+    for (int i = 0; i < 25; i++) {
+      commit(put(String.format("k%02d", i), "v"));
+    }
+    Reply.RangeDeleted first =
+        (Reply.RangeDeleted) commit(new Command.DeleteRange(b("k"), null, 10));
+    assertThat(first.deleted()).isEqualTo(10);
+    assertThat(first.resumeFrom()).isEqualTo(b("k10"));
+    assertThat(userKeys()).hasSize(15).first().isEqualTo("k10");
+    Reply.RangeDeleted second =
+        (Reply.RangeDeleted) commit(new Command.DeleteRange(first.resumeFrom(), null, 10));
+    Reply.RangeDeleted last =
+        (Reply.RangeDeleted) commit(new Command.DeleteRange(second.resumeFrom(), null, 10));
+    assertThat(last.deleted()).isEqualTo(5);
+    assertThat(last.resumeFrom()).isNull();
+    assertThat(userKeys()).isEmpty();
+  }
+
+  @Test
+  void aRequestIdReusedForAnotherCommandIsRejectedAndAppliesNothing() {
+    byte[] id = b("request-1");
+    commit(new Command.Identified(id, put("k", "v1")));
+    CommandApplier.Applied other =
+        applier.apply(engine, new Command.Identified(id, put("k", "v2")), 2);
+    assertThat(other.batch().isEmpty()).isTrue();
+    assertThat(Reply.decode(other.reply()))
+        .isInstanceOfSatisfying(
+            Reply.Rejected.class, r -> assertThat(r.message()).contains("request id already used"));
+    // The same id twice in one group, with different commands: the second is rejected.
+    Reply.Many many =
+        (Reply.Many)
+            commit(
+                new Command.Group(
+                    List.of(
+                        new Command.Identified(b("g"), put("x", "1")),
+                        new Command.Identified(b("g"), put("x", "2")))));
+    assertThat(Reply.decode(many.replies().get(1))).isInstanceOf(Reply.Rejected.class);
+    assertThat(engine.get(b("x"))).isEqualTo(b("1"));
+  }
+
+  @Test
+  void aLargeCompareAndSetReplyIsNotStoredAndARetryReadsTheValueAgain() {
+    byte[] big = new byte[RequestRecords.MAX_STORED_VALUE + 1];
+    java.util.Arrays.fill(big, (byte) 7);
+    commit(new Command.Batch(List.of(new Command.Op(b("k"), big))));
+    Command cas =
+        new Command.Identified(
+            b("cas"), new Command.CompareAndSet(b("k"), b("nope"), new Command.Op(b("k"), b("v"))));
+    Reply.CasResult first = (Reply.CasResult) commit(cas);
+    assertThat(first.applied()).isFalse();
+    assertThat(first.current()).isEqualTo(big);
+    byte[] record = engine.get(RequestRecords.lookupKey(b("cas")));
+    assertThat(record.length).isLessThan(200);
+    Reply.CasResult retried = (Reply.CasResult) commit(cas);
+    assertThat(retried.applied()).isFalse();
+    assertThat(retried.current()).isEqualTo(big);
+    assertThat(retried.modIndex()).isEqualTo(first.modIndex());
+    assertThat(retried.appliedIndex()).isEqualTo(first.appliedIndex());
+  }
+
+  @Test
+  void expiryNeverDeletesARecordWrittenAfreshUnderAnExpiredId() {
+    byte[] id = b("reused");
+    long firstAt = 1;
+    index = firstAt - 1;
+    commit(new Command.Identified(id, put("k", "1")));
+    // The next expiry run past the retention window, with the same id written again in that entry.
+    long expiryIndex =
+        ((firstAt + RequestRecords.RETAIN_ENTRIES) / RequestRecords.EXPIRY_EVERY + 1)
+            * RequestRecords.EXPIRY_EVERY;
+    index = expiryIndex - 1;
+    commit(new Command.Identified(id, put("k", "2")));
+    assertThat(engine.get(b("k"))).isEqualTo(b("2"));
+    RequestRecords.Record fresh = RequestRecords.find(engine, id, expiryIndex + 1);
+    assertThat(fresh).isNotNull();
+    assertThat(fresh.index()).isEqualTo(expiryIndex);
+    // A retry of the fresh write is answered, not applied again.
+    CommandApplier.Applied retry =
+        applier.apply(engine, new Command.Identified(id, put("k", "2")), expiryIndex + 1);
+    assertThat(retry.batch().isEmpty()).isTrue();
+  }
+
+  @Test
+  void aCommandThatFailsWhileApplyingIsRejectedNotThrown() throws IOException {
+    commit(put("k", "v"));
+    engine.close();
+    CommandApplier.Applied a =
+        applier.apply(
+            engine, new Command.CompareAndSet(b("k"), null, new Command.Op(b("k"), b("v"))), 2);
+    assertThat(a.batch().isEmpty()).isTrue();
+    assertThat(Reply.decode(a.reply()))
+        .isInstanceOfSatisfying(
+            Reply.Rejected.class, r -> assertThat(r.message()).contains("could not be applied"));
+    engine = Engine.open(dir, EngineOptions.defaults());
+  }
+
   private List<String> userKeys() {
     List<String> keys = new ArrayList<>();
     try (ScanIterator it =
