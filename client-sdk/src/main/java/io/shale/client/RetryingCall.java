@@ -14,8 +14,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * One call of the client, through as many attempts as its policies allow, all within the call's
@@ -57,8 +55,6 @@ final class RetryingCall<T> {
           onEndpointFailure);
     }
   }
-
-  private static final Pattern RETRY_AFTER = Pattern.compile("retry after (\\d+) ms");
 
   private final Settings s;
   private final String operation;
@@ -356,17 +352,16 @@ final class RetryingCall<T> {
         lastFailure);
   }
 
-  /** The server's hint: its trailer, else the description's "retry after N ms", else 100 ms. */
+  /** The server's hint from its trailer, else 100 ms. Descriptions are for people: never parsed. */
   private static long retryAfterMillis(Status status, Metadata trailers) {
     String hint = trailers == null ? null : trailers.get(ErrorTrailers.RETRY_AFTER_MS);
     if (hint != null) {
       try {
         return Long.parseLong(hint);
       } catch (NumberFormatException ignored) {
-        // fall through to the description
+        // a malformed hint: the default
       }
     }
-    Matcher m = RETRY_AFTER.matcher(String.valueOf(status.getDescription()));
-    return m.find() ? Long.parseLong(m.group(1)) : 100;
+    return 100;
   }
 }

@@ -27,6 +27,8 @@ import io.shale.client.proto.PutResponse;
 import io.shale.client.proto.ResponseHeader;
 import io.shale.client.proto.ScanRequest;
 import io.shale.client.proto.ScanResponse;
+import io.shale.engine.concurrent.DaemonThreads;
+import io.shale.node.pressure.WriteAdmission;
 import io.shale.node.statemachine.Command;
 import io.shale.node.statemachine.Query;
 import io.shale.node.statemachine.Reply;
@@ -35,7 +37,12 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.server.RaftServer;
 
@@ -56,6 +63,10 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
   private final StatusMapper statuses;
   private final RaftSubmitter submitter;
   private final GroupCommit groupCommit;
+  private final InflightLimit inflight;
+  private final WriteAdmission pressure;
+  private final io.micrometer.core.instrument.Counter delayed;
+  private final ExecutorService handlers;
 
   /**
    * @param limits what a request may hold; beyond it is INVALID_ARGUMENT naming the limit
@@ -68,18 +79,50 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
       RaftClient raft,
       RequestLimits limits,
       MeterRegistry registry,
-      GroupCommit.Bounds grouping) {
+      GroupCommit.Bounds grouping,
+      Admission admission,
+      WriteAdmission pressure) {
+    this.pressure = pressure;
+    this.delayed = registry.counter("shale.writes.delayed", "node", division.getId().toString());
     this.division = division;
     this.limits = limits;
     this.statuses = new StatusMapper(division.getId().toString(), registry);
     this.submitter = new RaftSubmitter(division, stateMachine, raft, statuses);
     this.groupCommit = new GroupCommit(division.getId().toString(), grouping, submitter::write);
+    this.inflight =
+        new InflightLimit(
+            admission.maxRequests(),
+            admission.maxWriteBytes(),
+            registry,
+            division.getId().toString());
+    ThreadPoolExecutor pool =
+        new ThreadPoolExecutor(
+            admission.handlerThreads(),
+            admission.handlerThreads(),
+            60,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(admission.maxRequests()),
+            DaemonThreads.numbered(division.getId() + "-kv-handler-"));
+    pool.allowCoreThreadTimeOut(true);
+    this.handlers = pool;
+  }
+
+  /**
+   * How much a node takes on at once ({@code limits.max_inflight_requests}, {@code
+   * limits.max_inflight_write_bytes}, {@code limits.handler_threads}): requests beyond are
+   * RESOURCE_EXHAUSTED with a retry-after, and at most {@code handlerThreads} wait on Raft at once.
+   */
+  public record Admission(int maxRequests, long maxWriteBytes, int handlerThreads) {
+    public static Admission defaults() {
+      return new Admission(1024, 64L << 20, 128);
+    }
   }
 
   /** Fails writes still waiting to be grouped. */
   @Override
   public void close() {
     groupCommit.close();
+    handlers.shutdownNow();
   }
 
   private ResponseHeader header(long appliedIndex) {
@@ -100,6 +143,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
   }
 
   private Reply write(byte[] requestId, Command command) throws StatusException {
+    awaitPressure();
     Command c = new Command.Identified(requestId, command);
     Reply reply;
     if (command instanceof Command.Batch b) {
@@ -108,10 +152,16 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
         bytes += 8 + op.key().length + (op.isDelete() ? 0 : op.value().length);
       }
       try {
-        reply = groupCommit.submit(c, bytes).get();
+        reply = groupCommit.submit(c, bytes).get(remainingNanos(), TimeUnit.NANOSECONDS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw Status.CANCELLED.withDescription("interrupted").asException();
+      } catch (TimeoutException e) {
+        throw Status.DEADLINE_EXCEEDED
+            .withDescription(
+                "no reply within the call's deadline; the write may still apply (retry with the"
+                    + " same request id)")
+            .asException();
       } catch (ExecutionException e) {
         if (e.getCause() instanceof StatusException s) {
           throw s;
@@ -125,6 +175,33 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
       throw StatusMapper.limitExceeded(ErrorTrailers.REQUEST_REJECTED, r.message());
     }
     return reply;
+  }
+
+  /**
+   * Applies the replicas' write pressure before a write leaves: refused when no quorum can take
+   * writes, else waits out the delay a slow replica asks for (on this handler thread, never on an
+   * RPC thread of Ratis). The leader checks again, without waiting, before the write enters the
+   * log.
+   */
+  private void awaitPressure() throws StatusException {
+    if (pressure == null) {
+      return;
+    }
+    WriteAdmission.Decision d = pressure.decide();
+    if (d.refusal() != null) {
+      throw statuses.writeFailure(d.refusal());
+    }
+    if (d.delay().isZero()) {
+      return;
+    }
+    delayed.increment();
+    long nanos = Math.min(d.delay().toNanos(), remainingNanos());
+    try {
+      TimeUnit.NANOSECONDS.sleep(nanos);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw Status.CANCELLED.withDescription("interrupted").asException();
+    }
   }
 
   private static byte[] newRequestId() {
@@ -156,8 +233,67 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
     return submitter.read(q, consistency == Consistency.STALE);
   }
 
-  /** Runs {@code call}, mapping its failures to gRPC statuses. */
-  private <T> void serve(StreamObserver<T> out, Call<T> call) {
+  /** Nanoseconds left before the call's deadline (a day when it has none). */
+  private static long remainingNanos() {
+    Deadline d = Context.current().getDeadline();
+    return d == null
+        ? TimeUnit.DAYS.toNanos(1)
+        : Math.max(0, d.timeRemaining(TimeUnit.NANOSECONDS));
+  }
+
+  /**
+   * Admits the request (refusing it when the node holds too much already), then runs {@code call}
+   * on a handler thread, within the call's deadline, mapping its failures to gRPC statuses.
+   */
+  private <T> void serve(StreamObserver<T> out, com.google.protobuf.MessageLite req, Call<T> call) {
+    InflightLimit.Permit permit = inflight.tryAcquire(req.getSerializedSize());
+    if (permit == null) {
+      out.onError(overloaded());
+      return;
+    }
+    Context ctx = Context.current();
+    try {
+      handlers.execute(
+          ctx.wrap(
+              () -> {
+                try (permit) {
+                  Deadline d = ctx.getDeadline();
+                  if (d != null && d.isExpired()) {
+                    out.onError(
+                        Status.DEADLINE_EXCEEDED
+                            .withDescription("the deadline passed before a handler was free")
+                            .asException());
+                    return;
+                  }
+                  respond(out, call);
+                }
+              }));
+    } catch (RejectedExecutionException full) {
+      permit.close();
+      out.onError(overloaded());
+    }
+  }
+
+  private StatusException overloaded() {
+    return StatusMapper.throttled(
+        division.getId().toString(),
+        "NODE_INFLIGHT_LIMIT",
+        OVERLOAD_RETRY_AFTER_MS,
+        "node "
+            + division.getId()
+            + " holds its limit of requests in flight ("
+            + inflight.maxRequests()
+            + " requests, limits.max_inflight_requests, or "
+            + inflight.maxBytes()
+            + " bytes of writes, limits.max_inflight_write_bytes); retry after "
+            + OVERLOAD_RETRY_AFTER_MS
+            + " ms");
+  }
+
+  /** How long a client refused for overload should wait before it retries. */
+  private static final long OVERLOAD_RETRY_AFTER_MS = 50;
+
+  private <T> void respond(StreamObserver<T> out, Call<T> call) {
     T response;
     try {
       response = call.run();
@@ -190,6 +326,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
   public void get(GetRequest req, StreamObserver<GetResponse> out) {
     serve(
         out,
+        req,
         () -> {
           Reply.Value v =
               (Reply.Value) read(new Query.Get(limits.key(req.getKey())), req.getConsistency());
@@ -205,6 +342,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
   public void put(PutRequest req, StreamObserver<PutResponse> out) {
     serve(
         out,
+        req,
         () -> {
           Reply r =
               write(
@@ -220,6 +358,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
   public void delete(DeleteRequest req, StreamObserver<DeleteResponse> out) {
     serve(
         out,
+        req,
         () -> {
           Reply r =
               write(
@@ -237,6 +376,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
   public void deleteRange(DeleteRangeRequest req, StreamObserver<DeleteRangeResponse> out) {
     serve(
         out,
+        req,
         () -> {
           byte[] start = req.getStart().toByteArray();
           if (start.length > 0) {
@@ -282,6 +422,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
   public void batch(BatchRequest req, StreamObserver<BatchResponse> out) {
     serve(
         out,
+        req,
         () -> {
           limits.batchSize(req.getOpsCount());
           List<Command.Op> ops = new ArrayList<>(req.getOpsCount());
@@ -297,6 +438,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
   public void compareAndSet(CompareAndSetRequest req, StreamObserver<CompareAndSetResponse> out) {
     serve(
         out,
+        req,
         () -> {
           byte[] key = limits.key(req.getKey());
           byte[] expected =
@@ -336,6 +478,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
   public void scan(ScanRequest req, StreamObserver<ScanResponse> out) {
     serve(
         out,
+        req,
         () -> {
           int limit = limits.scanLimit(req.getLimit());
           byte[] end = req.getEnd().isEmpty() ? null : req.getEnd().toByteArray();

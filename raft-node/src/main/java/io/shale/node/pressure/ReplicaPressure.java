@@ -38,6 +38,19 @@ public final class ReplicaPressure {
     reports.remove(node);
   }
 
+  /** This node's pressure and the fresh reports of the others, this node first. */
+  public java.util.List<Worst> fresh() {
+    java.util.List<Worst> out = new java.util.ArrayList<>();
+    out.add(new Worst(self, local.get()));
+    long now = System.nanoTime();
+    for (Map.Entry<String, Report> r : reports.entrySet()) {
+      if (now - r.getValue().atNanos() <= maxAgeNanos) {
+        out.add(new Worst(r.getKey(), r.getValue().pressure()));
+      }
+    }
+    return out;
+  }
+
   /** The worst of this node's pressure and the fresh reports of the others. */
   public Worst worst() {
     Worst worst = new Worst(self, local.get());

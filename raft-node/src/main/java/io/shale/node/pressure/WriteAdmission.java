@@ -1,55 +1,93 @@
 package io.shale.node.pressure;
 
-import java.io.InterruptedIOException;
+import io.shale.engine.pressure.WritePressure;
 import java.time.Duration;
+import java.util.List;
+import java.util.function.IntSupplier;
 
 /**
- * The leader's decision for a write about to enter the log, from the worst pressure among the
- * replicas: admit it, admit it after the suggested delay (DELAYED), or refuse it (STOPPED) with a
- * {@link WriteThrottledByReplica} that names the node and the cause. A refused write never reaches
- * the log, so the leader does not step down for it.
+ * Decides, from the replicas' engine write pressure, what a write about to enter the log gets. A
+ * commit needs a quorum, not every replica, so (as in CockroachDB's replication admission control
+ * and TiKV's flow control) one slow replica must not stop the cluster:
+ *
+ * <ul>
+ *   <li>refused ({@link WriteThrottledByReplica}) when this node's own engine is STOPPED, or when
+ *       so many replicas are STOPPED that fewer than a quorum can take writes;
+ *   <li>otherwise delayed while any replica is DELAYED or STOPPED, by its suggested delay (at least
+ *       {@link #MIN_STOPPED_DELAY} for a STOPPED one) and never more than {@code maxDelay}: the
+ *       slow replica still falls behind, and catches up from the log or a snapshot;
+ *   <li>otherwise admitted at once.
+ * </ul>
+ *
+ * It only decides; it never sleeps: the API's handler threads wait out a delay (KvService), so no
+ * RPC thread of Ratis does. Replicas with no fresh report count as able: a node that is down is
+ * Raft's business, not backpressure's.
  */
 public final class WriteAdmission {
-  /** Waits for a delay; tests pass one that records instead of sleeping. */
-  public interface Sleeper {
-    void sleep(Duration d) throws InterruptedException;
+  /** The least delay a lone STOPPED replica costs a write, so that it can catch up. */
+  static final Duration MIN_STOPPED_DELAY = Duration.ofMillis(10);
+
+  /** What a write gets: refused (with why), or admitted after {@code delay} (zero: at once). */
+  public record Decision(WriteThrottledByReplica refusal, Duration delay, String slowNode) {
+    static final Decision ADMIT = new Decision(null, Duration.ZERO, null);
   }
 
   private final ReplicaPressure replicas;
-  private final Sleeper sleeper;
-
-  public WriteAdmission(ReplicaPressure replicas) {
-    this(replicas, d -> Thread.sleep(d.toMillis()));
-  }
-
-  public WriteAdmission(ReplicaPressure replicas, Sleeper sleeper) {
-    this.replicas = replicas;
-    this.sleeper = sleeper;
-  }
+  private final IntSupplier members;
+  private final Duration maxDelay;
 
   /**
-   * Null if the write may go on (after waiting when DELAYED), or the exception to refuse it with.
-   *
-   * @throws InterruptedIOException if interrupted while delaying
+   * @param members how many voting members the configuration has (this node included)
+   * @param maxDelay the longest a write is delayed for a slow replica
    */
-  public WriteThrottledByReplica admit() throws InterruptedIOException {
-    ReplicaPressure.Worst w = replicas.worst();
-    switch (w.pressure().condition()) {
-      case STOPPED -> {
-        return new WriteThrottledByReplica(w.node(), w.pressure());
-      }
-      case DELAYED -> {
-        try {
-          sleeper.sleep(Duration.ofMillis(Math.max(1, w.pressure().suggestedDelay().toMillis())));
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new InterruptedIOException("interrupted while delaying a write");
+  public WriteAdmission(ReplicaPressure replicas, IntSupplier members, Duration maxDelay) {
+    this.replicas = replicas;
+    this.members = members;
+    this.maxDelay = maxDelay;
+  }
+
+  public Decision decide() {
+    List<ReplicaPressure.Worst> fresh = replicas.fresh();
+    ReplicaPressure.Worst self = fresh.get(0);
+    if (self.pressure().condition() == WritePressure.Condition.STOPPED) {
+      return new Decision(new WriteThrottledByReplica(self.node(), self.pressure()), null, null);
+    }
+    int n = Math.max(members.getAsInt(), fresh.size());
+    int quorum = n / 2 + 1;
+    int stopped = 0;
+    ReplicaPressure.Worst worstStopped = null;
+    ReplicaPressure.Worst slowest = null;
+    Duration delay = Duration.ZERO;
+    for (ReplicaPressure.Worst w : fresh) {
+      WritePressure p = w.pressure();
+      Duration d;
+      switch (p.condition()) {
+        case STOPPED -> {
+          stopped++;
+          if (worstStopped == null || p.worseThan(worstStopped.pressure())) {
+            worstStopped = w;
+          }
+          d = max(p.suggestedDelay(), MIN_STOPPED_DELAY);
         }
-        return null;
+        case DELAYED -> d = max(p.suggestedDelay(), Duration.ofMillis(1));
+        default -> d = Duration.ZERO;
       }
-      default -> {
-        return null;
+      if (d.compareTo(delay) > 0) {
+        delay = d;
+        slowest = w;
       }
     }
+    if (n - stopped < quorum) {
+      return new Decision(
+          new WriteThrottledByReplica(worstStopped.node(), worstStopped.pressure()), null, null);
+    }
+    if (slowest == null) {
+      return Decision.ADMIT;
+    }
+    return new Decision(null, delay.compareTo(maxDelay) > 0 ? maxDelay : delay, slowest.node());
+  }
+
+  private static Duration max(Duration a, Duration b) {
+    return a.compareTo(b) >= 0 ? a : b;
   }
 }

@@ -82,6 +82,8 @@ public record NodeConfig(
    * @param snapshotInstallSettle how long after a reload a new fetch still waits (Ratis marks its
    *     applier running again a few statements after the reload returns)
    * @param checkpointLease a snapshot transfer's pin on a checkpoint lapses after this long unused
+   * @param pressureMaxDelay the longest a write is delayed for slow replicas while a quorum can
+   *     take writes
    */
   public record RaftSettings(
       Duration electionTimeout,
@@ -98,7 +100,8 @@ public record NodeConfig(
       long groupCommitMaxBytes,
       Duration snapshotReloadWait,
       Duration snapshotInstallSettle,
-      Duration checkpointLease) {
+      Duration checkpointLease,
+      Duration pressureMaxDelay) {
     /** The consensus settings with every later knob at its default. */
     public RaftSettings(
         Duration electionTimeout,
@@ -124,7 +127,8 @@ public record NodeConfig(
           1 << 20,
           Duration.ofSeconds(60),
           Duration.ofMillis(200),
-          Duration.ofSeconds(120));
+          Duration.ofSeconds(120),
+          Duration.ofMillis(100));
     }
 
     public static RaftSettings defaults() {
@@ -156,10 +160,13 @@ public record NodeConfig(
       long scanPageBytes,
       int maxBatchOps,
       int maxScanEntries,
-      int deleteRangeChunkKeys) {
+      int deleteRangeChunkKeys,
+      int maxInflightRequests,
+      long maxInflightWriteBytes,
+      int handlerThreads) {
     /** Key and value limits, with the other limits at their defaults. */
     public Limits(int maxKeyBytes, int maxValueBytes) {
-      this(maxKeyBytes, maxValueBytes, 4L << 20, 10_000, 10_000, 10_000);
+      this(maxKeyBytes, maxValueBytes, 4L << 20, 10_000, 10_000, 10_000, 1024, 64L << 20, 128);
     }
 
     public static Limits defaults() {
@@ -186,6 +193,7 @@ public record NodeConfig(
               "pending_write_limit",
               "pending_write_bytes",
               "pressure_report_max_age",
+              "pressure_max_delay",
               "pressure_poll_interval",
               "admin_timeout",
               "group_commit_threads",
@@ -201,7 +209,10 @@ public record NodeConfig(
               "scan_page_size",
               "max_batch_ops",
               "max_scan_entries",
-              "delete_range_chunk_keys"));
+              "delete_range_chunk_keys",
+              "max_inflight_requests",
+              "max_inflight_write_bytes",
+              "handler_threads"));
 
   private static final List<String> PEER_KEYS = List.of("id", "raft_address", "api_address");
 
@@ -272,7 +283,8 @@ public record NodeConfig(
             v.size("raft.group_commit_max_bytes", d.groupCommitMaxBytes()),
             v.duration("raft.snapshot_reload_wait", d.snapshotReloadWait()),
             v.duration("raft.snapshot_install_settle", d.snapshotInstallSettle()),
-            v.duration("raft.checkpoint_lease", d.checkpointLease()));
+            v.duration("raft.checkpoint_lease", d.checkpointLease()),
+            v.duration("raft.pressure_max_delay", d.pressureMaxDelay()));
     Limits dl = Limits.defaults();
     long maxKey = v.size("limits.max_key_size", dl.maxKeyBytes());
     long maxValue = v.size("limits.max_value_size", dl.maxValueBytes());
@@ -337,7 +349,10 @@ public record NodeConfig(
                     "limits.delete_range_chunk_keys",
                     dl.deleteRangeChunkKeys(),
                     1,
-                    CommandCodec.MAX_DELETE_RANGE_KEYS)),
+                    CommandCodec.MAX_DELETE_RANGE_KEYS),
+            (int) v.between("limits.max_inflight_requests", dl.maxInflightRequests(), 1, 1_000_000),
+            v.size("limits.max_inflight_write_bytes", dl.maxInflightWriteBytes()),
+            (int) v.between("limits.handler_threads", dl.handlerThreads(), 1, 4096)),
         engine);
   }
 

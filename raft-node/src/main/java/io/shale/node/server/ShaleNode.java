@@ -6,6 +6,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.shale.engine.Engine;
+import io.shale.engine.concurrent.DaemonThreads;
 import io.shale.engine.pressure.WritePressure;
 import io.shale.node.api.ClusterService;
 import io.shale.node.api.GroupCommit;
@@ -17,6 +18,7 @@ import io.shale.node.metrics.RaftMeters;
 import io.shale.node.metrics.RatisMetricsBridge;
 import io.shale.node.pressure.PressurePoller;
 import io.shale.node.pressure.ReplicaPressure;
+import io.shale.node.pressure.WriteAdmission;
 import io.shale.node.ratis.LeftoverSenders;
 import io.shale.node.ratis.RaftRecipientCheck;
 import io.shale.node.snapshot.SnapshotTransferService;
@@ -29,6 +31,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
@@ -69,6 +73,9 @@ public final class ShaleNode implements AutoCloseable {
    * Status reaches every member. (Not the client address: Ratis's own clients send to that one. The
    * data-stream field is free because Ratis's DataStream API is disabled here.)
    */
+  /** Threads of the API server's executor. */
+  private static final int API_THREADS = 16;
+
   public static RaftGroup group(String clusterName, List<NodeConfig.Peer> peers) {
     List<RaftPeer> list = new ArrayList<>();
     for (NodeConfig.Peer p : peers) {
@@ -141,6 +148,13 @@ public final class ShaleNode implements AutoCloseable {
   private RaftClient forwarder;
   private PeerChannels peerChannels;
   private Server api;
+
+  /**
+   * Runs the API server's calls (parsing, admission, the cluster and snapshot services); KV calls
+   * hand their waiting to KvService's own bounded handlers, so a few threads suffice.
+   */
+  private ExecutorService apiExecutor;
+
   private KvService kv;
   private HttpEndpoints http;
   private RaftMeters raftMeters;
@@ -247,6 +261,15 @@ public final class ShaleNode implements AutoCloseable {
         .build();
   }
 
+  /** Voting members of the current configuration (1 before the group is up). */
+  private int currentVoters() {
+    try {
+      return server.getDivision(group.getGroupId()).getRaftConf().getCurrentPeers().size();
+    } catch (IOException notYet) {
+      return 1;
+    }
+  }
+
   private void startServices() throws IOException {
     ReplicaPressure replicas =
         new ReplicaPressure(
@@ -256,7 +279,9 @@ public final class ShaleNode implements AutoCloseable {
               return e == null ? WritePressure.NONE : e.writePressure();
             },
             config.raft().pressureReportMaxAge());
-    stateMachine.gateWritesOn(replicas);
+    WriteAdmission admission =
+        new WriteAdmission(replicas, this::currentVoters, config.raft().pressureMaxDelay());
+    stateMachine.gateWritesOn(admission);
     forwarder =
         RaftClient.newBuilder()
             .setProperties(properties)
@@ -288,7 +313,12 @@ public final class ShaleNode implements AutoCloseable {
             new GroupCommit.Bounds(
                 config.raft().groupCommitThreads(),
                 config.raft().groupCommitMaxWrites(),
-                config.raft().groupCommitMaxBytes()));
+                config.raft().groupCommitMaxBytes()),
+            new KvService.Admission(
+                config.limits().maxInflightRequests(),
+                config.limits().maxInflightWriteBytes(),
+                config.limits().handlerThreads()),
+            admission);
     api =
         NettyServerBuilder.forAddress(
                 new InetSocketAddress(
@@ -307,6 +337,10 @@ public final class ShaleNode implements AutoCloseable {
                 new SnapshotTransferService(
                     stateMachine.checkpoints(), stateMachine::takeCheckpoint))
             .maxInboundMessageSize(config.limits().maxMessageBytes())
+            .executor(
+                apiExecutor =
+                    Executors.newFixedThreadPool(
+                        API_THREADS, DaemonThreads.numbered(config.id() + "-api-")))
             .build()
             .start();
     poller =
@@ -403,6 +437,7 @@ public final class ShaleNode implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
       api = null;
+      apiExecutor.shutdownNow();
     }
     if (kv != null) {
       kv.close();

@@ -3,7 +3,6 @@ package io.shale.node.statemachine;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.shale.engine.Engine;
 import io.shale.engine.EngineOptions;
-import io.shale.node.pressure.ReplicaPressure;
 import io.shale.node.pressure.WriteAdmission;
 import io.shale.node.pressure.WriteThrottledByReplica;
 import io.shale.node.ratis.StrandedInstallWatch;
@@ -165,11 +164,12 @@ public final class ShaleStateMachine extends BaseStateMachine
   }
 
   /**
-   * Makes {@link #startTransaction} apply the worst write pressure among the replicas to every
-   * write before it enters the log: delay when DELAYED, refuse when STOPPED.
+   * Makes {@link #startTransaction} refuse writes that {@code admission} refuses (this node's
+   * engine STOPPED, or no quorum of replicas able to take writes). Delays are the API's to wait
+   * out.
    */
-  public void gateWritesOn(ReplicaPressure replicas) {
-    this.admission = new WriteAdmission(replicas);
+  public void gateWritesOn(WriteAdmission admission) {
+    this.admission = admission;
   }
 
   /** The clean place to refuse a write: it never reaches the log. Runs on the leader only. */
@@ -178,7 +178,7 @@ public final class ShaleStateMachine extends BaseStateMachine
     TransactionContext trx = super.startTransaction(request);
     WriteAdmission a = admission;
     if (a != null) {
-      WriteThrottledByReplica refused = a.admit();
+      WriteThrottledByReplica refused = a.decide().refusal();
       if (refused != null) {
         trx.setException(refused);
       }
