@@ -43,11 +43,25 @@ public final class VersionSet implements AutoCloseable {
   private RecordLog.Writer manifest;
   private long manifestBytes;
 
-  private VersionSet(Path dir, int numLevels, LongConsumer deleteFile, LongConsumer deleteBlob) {
+  /** Points CURRENT at a manifest; tests inject failures after the rename through it. */
+  @FunctionalInterface
+  interface CurrentWriter {
+    void write(Path dir, String manifestName) throws IOException;
+  }
+
+  private final CurrentWriter currentWriter;
+
+  private VersionSet(
+      Path dir,
+      int numLevels,
+      LongConsumer deleteFile,
+      LongConsumer deleteBlob,
+      CurrentWriter currentWriter) {
     this.dir = dir;
     this.numLevels = numLevels;
     this.deleteFile = deleteFile;
     this.deleteBlob = deleteBlob;
+    this.currentWriter = currentWriter;
   }
 
   /**
@@ -60,7 +74,17 @@ public final class VersionSet implements AutoCloseable {
   public static VersionSet open(
       Path dir, int numLevels, LongConsumer deleteFile, LongConsumer deleteBlob)
       throws IOException {
-    VersionSet vs = new VersionSet(dir, numLevels, deleteFile, deleteBlob);
+    return open(dir, numLevels, deleteFile, deleteBlob, VersionSet::writeCurrent);
+  }
+
+  static VersionSet open(
+      Path dir,
+      int numLevels,
+      LongConsumer deleteFile,
+      LongConsumer deleteBlob,
+      CurrentWriter currentWriter)
+      throws IOException {
+    VersionSet vs = new VersionSet(dir, numLevels, deleteFile, deleteBlob, currentWriter);
     vs.recover();
     return vs;
   }
@@ -208,10 +232,23 @@ public final class VersionSet implements AutoCloseable {
     try {
       byte[] rec = snapshotEdit(current, persistedAppliedIndex, nextFileNumber).encode();
       w.append(rec);
-      writeCurrent(dir, name);
+      currentWriter.write(dir, name);
     } catch (IOException | RuntimeException e) {
-      w.close();
-      Files.deleteIfExists(w.file());
+      if (!name.equals(currentName())) {
+        w.close();
+        Files.deleteIfExists(w.file());
+        throw e;
+      }
+      // CURRENT was renamed but not made durable (the directory fsync failed): it names the new
+      // manifest now, and a crash may bring back the old name. Keep both files, and write later
+      // edits where CURRENT points; the next open removes the one it does not name
+      // (VersionSetRecoveryTest).
+      RecordLog.Writer old = manifest;
+      manifest = w;
+      manifestBytes = 0;
+      if (old != null) {
+        old.close();
+      }
       throw e;
     }
     RecordLog.Writer old = manifest;
@@ -220,6 +257,15 @@ public final class VersionSet implements AutoCloseable {
     if (old != null) {
       old.close();
       Files.deleteIfExists(old.file());
+    }
+  }
+
+  /** The manifest CURRENT names now, or null if it cannot be read. */
+  private String currentName() {
+    try {
+      return readCurrent(dir.resolve(FileNames.CURRENT));
+    } catch (IOException | RuntimeException unreadable) {
+      return null;
     }
   }
 

@@ -128,4 +128,67 @@ class VersionSetRecoveryTest {
         .isInstanceOf(CorruptionException.class)
         .hasMessageContaining("missing");
   }
+
+  /**
+   * The rename of CURRENT succeeded but the directory fsync after it failed: the new manifest must
+   * stay (CURRENT names it), so the database opens again with everything it held.
+   */
+  @Test
+  void aFailedFsyncAfterTheCurrentRenameNeverLeavesCurrentNamingAMissingManifest()
+      throws IOException {
+    long a;
+    try (VersionSet vs = open()) {
+      a = vs.newFileNumber();
+      vs.logAndApply(
+          new VersionEdit(
+              List.of(new VersionEdit.Added(0, table(a, 100, "a", "f"))), List.of(), 10, -1));
+    }
+    assertThatThrownBy(
+            () ->
+                VersionSet.open(
+                    dir,
+                    4,
+                    deleted::add,
+                    n -> {},
+                    (d, name) -> {
+                      VersionSet.writeCurrent(d, name);
+                      throw new IOException("injected: directory fsync failed");
+                    }))
+        .hasMessageContaining("injected");
+    try (VersionSet vs = open()) {
+      assertThat(numbers(vs.current(), 0)).containsExactly(a);
+      assertThat(vs.persistedAppliedIndex()).isEqualTo(10);
+    }
+  }
+
+  /** A failure before the rename leaves the old manifest named and the new one removed. */
+  @Test
+  void aFailedCurrentWriteBeforeTheRenameRemovesTheNewManifest() throws IOException {
+    try (VersionSet vs = open()) {
+      long a = vs.newFileNumber();
+      vs.logAndApply(
+          new VersionEdit(
+              List.of(new VersionEdit.Added(0, table(a, 100, "a", "f"))), List.of(), 10, -1));
+    }
+    assertThatThrownBy(
+            () ->
+                VersionSet.open(
+                    dir,
+                    4,
+                    deleted::add,
+                    n -> {},
+                    (d, name) -> {
+                      throw new IOException("injected: disk full");
+                    }))
+        .hasMessageContaining("injected");
+    long manifests;
+    try (var files = Files.list(dir)) {
+      manifests =
+          files.filter(p -> FileNames.parseManifest(p.getFileName().toString()) >= 0).count();
+    }
+    assertThat(manifests).isEqualTo(1);
+    try (VersionSet vs = open()) {
+      assertThat(vs.persistedAppliedIndex()).isEqualTo(10);
+    }
+  }
 }
