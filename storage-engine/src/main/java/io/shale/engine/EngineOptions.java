@@ -19,7 +19,8 @@ import io.shale.engine.sstable.TableWriteOptions;
  * @param blockCacheBytes {@code [lsm] block_cache_size} (256 MiB): decoded data blocks kept in
  *     memory, counted in bytes, when tables are read without a mapping ({@code mmap_reads =
  *     false}).
- * @param maxOpenFiles {@code [lsm] max_open_files} (1000): tables kept open.
+ * @param maxOpenFiles {@code [lsm] max_open_files} (1000): tables kept open; blob files kept open
+ *     are bounded at a quarter of it.
  * @param mmapReads {@code [lsm] mmap_reads} (false): read tables through a memory mapping; a point
  *     read then copies from the page cache without a system call, and the page cache replaces the
  *     block cache, which is faster while the data set fits in memory (see {@link

@@ -35,8 +35,11 @@ final class ScanBuilder {
     this.blobReadaheadBytes = blobReadaheadBytes;
   }
 
-  /** Precondition: {@code rs} is retained; this call takes over that reference. */
-  ScanIterator build(ReadState rs, long sequence, ScanOptions o) {
+  /**
+   * Precondition: {@code rs} is retained; this call takes over that reference. {@code onClose} runs
+   * when the iterator closes (not when this throws).
+   */
+  ScanIterator build(ReadState rs, long sequence, ScanOptions o, Runnable onClose) {
     Direction d = o.reverse() ? Direction.REVERSE : Direction.FORWARD;
     List<InternalIterator> sources = new ArrayList<>();
     List<TableReader> readers = new ArrayList<>();
@@ -83,6 +86,7 @@ final class ScanBuilder {
         () -> {
           readers.forEach(TableReader::release);
           rs.release();
+          onClose.run();
         });
   }
 }

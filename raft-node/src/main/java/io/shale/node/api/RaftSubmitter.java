@@ -9,6 +9,7 @@ import io.shale.node.statemachine.Query;
 import io.shale.node.statemachine.Reply;
 import io.shale.node.statemachine.ShaleStateMachine;
 import java.io.IOException;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.client.RaftClient;
@@ -71,7 +72,17 @@ final class RaftSubmitter {
   Reply read(Query q, boolean stale) throws IOException, StatusException {
     Message m = Messages.of(Query.encode(q));
     if (stale) {
-      return Reply.decode(stateMachine.query(m).join().getContent().toByteArray());
+      try {
+        return Reply.decode(stateMachine.query(m).join().getContent().toByteArray());
+      } catch (CompletionException e) {
+        if (e.getCause() instanceof IllegalArgumentException bad) {
+          throw bad;
+        }
+        // The engine is closing or being swapped for an installed snapshot: transient.
+        throw StatusMapper.unavailable(
+            "this replica cannot serve reads right now (closing or installing a snapshot); retry",
+            e.getCause());
+      }
     }
     RaftClientReply r = local(m, RaftClientRequest.readRequestType());
     if (r == null) {

@@ -1,54 +1,121 @@
 package io.shale.engine.blob;
 
+import io.shale.engine.concurrent.RefCount;
 import io.shale.engine.io.Readahead;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.function.LongFunction;
 
 /**
- * The open blob files of an engine, opened on first use and closed when the file is deleted. A blob
- * file is deleted only when no live version references it, and every reader holds a version, so a
- * reader never meets a closed file. Thread-safe.
+ * The open blob files of an engine, opened on first use, at most {@code capacity} at a time (the
+ * least recently used beyond that are closed, as {@code [lsm] max_open_files} bounds tables), and
+ * closed when the file is deleted. Each open file is reference counted: a read holds its reader for
+ * the read's duration, so eviction never closes a channel under a read; the cache's own reference
+ * is dropped on eviction and the channel closes when the last read ends. A blob file is deleted
+ * only when no live version references it, and every reader holds a version. Thread-safe.
  */
 public final class BlobFiles implements AutoCloseable {
-  private final LongFunction<Path> pathOf;
-  private final ConcurrentHashMap<Long, BlobFileReader> open = new ConcurrentHashMap<>();
+  /** Blob files kept open when the caller names no bound. */
+  public static final int DEFAULT_CAPACITY = 1000;
 
-  public BlobFiles(LongFunction<Path> pathOf) {
-    this.pathOf = pathOf;
+  private final LongFunction<Path> pathOf;
+  private final int capacity;
+  private final LinkedHashMap<Long, Handle> open = new LinkedHashMap<>(16, 0.75f, true);
+
+  /** An open reader and its references: the cache's (while cached) and each read's. */
+  private static final class Handle {
+    final BlobFileReader reader;
+    final RefCount refs = new RefCount();
+
+    Handle(BlobFileReader reader) {
+      this.reader = reader;
+    }
+
+    void release() {
+      if (refs.release("blob file " + reader.number())) {
+        try {
+          reader.close();
+        } catch (IOException ignored) {
+          // a read-only channel: nothing to lose
+        }
+      }
+    }
   }
 
-  public BlobFileReader reader(long number) {
-    return open.computeIfAbsent(
-        number,
-        n -> {
-          try {
-            return BlobFileReader.open(pathOf.apply(n), n);
-          } catch (IOException e) {
-            throw new UncheckedIOException("opening blob file " + n, e);
-          }
-        });
+  public BlobFiles(LongFunction<Path> pathOf) {
+    this(pathOf, DEFAULT_CAPACITY);
+  }
+
+  public BlobFiles(LongFunction<Path> pathOf, int capacity) {
+    this.pathOf = pathOf;
+    this.capacity = Math.max(1, capacity);
+  }
+
+  /** A retained handle on file {@code number}; the caller must {@link Handle#release} it. */
+  private Handle acquire(long number) {
+    synchronized (this) {
+      Handle h = open.get(number);
+      if (h != null && h.refs.tryRetain()) {
+        return h;
+      }
+    }
+    Handle fresh;
+    try {
+      fresh = new Handle(BlobFileReader.open(pathOf.apply(number), number));
+    } catch (IOException e) {
+      throw new UncheckedIOException("opening blob file " + number, e);
+    }
+    synchronized (this) {
+      Handle h = open.get(number);
+      if (h != null && h.refs.tryRetain()) {
+        fresh.release();
+        return h;
+      }
+      open.put(number, fresh);
+      fresh.refs.tryRetain();
+      Iterator<Map.Entry<Long, Handle>> it = open.entrySet().iterator();
+      while (open.size() > capacity && it.hasNext()) {
+        Map.Entry<Long, Handle> e = it.next();
+        if (e.getKey() != number) {
+          it.remove();
+          e.getValue().release();
+        }
+      }
+      return fresh;
+    }
+  }
+
+  /** Blob files open now (for tests of the bound). */
+  public synchronized int openFiles() {
+    return open.size();
   }
 
   /** The value a pointer designates, verified. */
   public byte[] read(BlobPointer p) {
+    Handle h = acquire(p.fileNumber());
     try {
-      return reader(p.fileNumber()).read(p);
+      return h.reader.read(p);
     } catch (IOException e) {
       throw new UncheckedIOException("reading blob file " + p.fileNumber(), e);
+    } finally {
+      h.release();
     }
   }
 
+  /** Forget a deleted file: its channel closes once the reads using it are done. */
   public void evict(long number) {
-    BlobFileReader r = open.remove(number);
-    if (r != null) {
-      try {
-        r.close();
-      } catch (IOException ignored) {
-        // read-only channel of a deleted file
-      }
+    Handle h;
+    synchronized (this) {
+      h = open.remove(number);
+    }
+    if (h != null) {
+      h.release();
     }
   }
 
@@ -82,16 +149,19 @@ public final class BlobFiles implements AutoCloseable {
         reads++;
         return BlobFiles.this.read(p);
       }
-      BlobFileReader r = reader(p.fileNumber());
-      r.checkBounds(p);
-      byte[] v = new byte[p.length()];
+      Handle h = acquire(p.fileNumber());
       try {
+        BlobFileReader r = h.reader;
+        r.checkBounds(p);
+        byte[] v = new byte[p.length()];
         readahead.read(p.fileNumber(), p.offset(), v, 0, v.length, r::readSome);
+        r.verify(p, v, 0);
+        return v;
       } catch (IOException e) {
         throw new UncheckedIOException("reading blob file " + p.fileNumber(), e);
+      } finally {
+        h.release();
       }
-      r.verify(p, v, 0);
-      return v;
     }
 
     /** Reads issued to blob files so far (for tests of read-ahead). */
@@ -102,8 +172,11 @@ public final class BlobFiles implements AutoCloseable {
 
   @Override
   public void close() {
-    for (Long n : open.keySet()) {
-      evict(n);
+    List<Handle> all;
+    synchronized (this) {
+      all = new ArrayList<>(open.values());
+      open.clear();
     }
+    all.forEach(Handle::release);
   }
 }
