@@ -1,5 +1,6 @@
 package io.shale.node.pressure;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.shale.engine.concurrent.DaemonThreads;
 import io.shale.engine.pressure.WritePressure;
 import io.shale.node.statemachine.Messages;
@@ -25,13 +26,16 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.retry.RetryPolicies;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Asks every other member for its engine's write pressure every {@code interval} (Ratis's
  * heartbeats cannot carry it; a stale read served by the member's state machine can) and hands the
  * answers to {@link ReplicaPressure}. Every node polls, so that a new leader has fresh reports at
  * once. The members are read from the current Raft configuration at every interval, so nodes added
- * or removed are polled or forgotten. A member that does not answer is not reported.
+ * or removed are polled or forgotten. A member that does not answer is not reported; its failures
+ * are counted in {@code shale.pressure.poll.failures{node,peer}} and logged.
  */
 public final class PressurePoller implements AutoCloseable {
   private static final Message QUERY = Messages.of(Query.encode(new Query.Pressure()));
@@ -50,6 +54,13 @@ public final class PressurePoller implements AutoCloseable {
   private final long intervalMillis;
   private final ScheduledExecutorService timer;
   private final Map<String, Polled> polled = new ConcurrentHashMap<>();
+  private final MeterRegistry registry;
+
+  /** Failed polls in a row, by member: logged at the first, then every {@link #LOG_EVERY}. */
+  private final Map<String, Integer> failuresInARow = new ConcurrentHashMap<>();
+
+  private static final int LOG_EVERY = 100;
+  private static final Logger LOG = LoggerFactory.getLogger(PressurePoller.class);
 
   public PressurePoller(
       String self,
@@ -57,7 +68,9 @@ public final class PressurePoller implements AutoCloseable {
       RaftGroupId groupId,
       RaftProperties properties,
       ReplicaPressure into,
-      Duration interval) {
+      Duration interval,
+      MeterRegistry registry) {
+    this.registry = registry;
     this.self = self;
     this.members = members;
     this.groupId = groupId;
@@ -112,13 +125,29 @@ public final class PressurePoller implements AutoCloseable {
   private void poll(RaftClient client, RaftPeer peer) {
     try {
       RaftClientReply r = client.io().sendStaleRead(QUERY, 0, peer.getId());
-      if (r.isSuccess()) {
-        WritePressure p =
-            ((Reply.Pressure) Reply.decode(r.getMessage().getContent().toByteArray())).pressure();
-        into.report(peer.getId().toString(), p);
+      if (!r.isSuccess()) {
+        failed(peer, String.valueOf(r.getException()));
+        return;
+      }
+      WritePressure p =
+          ((Reply.Pressure) Reply.decode(r.getMessage().getContent().toByteArray())).pressure();
+      into.report(peer.getId().toString(), p);
+      Integer before = failuresInARow.remove(peer.getId().toString());
+      if (before != null) {
+        LOG.info("{} answers pressure polls again after {} failures", peer.getId(), before);
       }
     } catch (IOException | RuntimeException e) {
-      // not reported: its last report ages out
+      failed(peer, e.toString()); // not reported: its last report ages out
+    }
+  }
+
+  /** Counts a failed poll in {@code shale.pressure.poll.failures} and logs the first of a run. */
+  private void failed(RaftPeer peer, String why) {
+    String id = peer.getId().toString();
+    registry.counter("shale.pressure.poll.failures", "node", self, "peer", id).increment();
+    int n = failuresInARow.merge(id, 1, Integer::sum);
+    if (n == 1 || n % LOG_EVERY == 0) {
+      LOG.warn("pressure poll of {} failed ({} in a row): {}", id, n, why);
     }
   }
 

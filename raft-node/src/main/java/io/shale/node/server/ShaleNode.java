@@ -350,7 +350,8 @@ public final class ShaleNode implements AutoCloseable {
             group.getGroupId(),
             properties,
             replicas,
-            config.raft().pressurePollInterval());
+            config.raft().pressurePollInterval(),
+            registry);
     if (config.httpAddress() != null) {
       http =
           new HttpEndpoints(
