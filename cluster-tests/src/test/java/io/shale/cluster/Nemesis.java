@@ -195,7 +195,12 @@ final class Nemesis extends Thread {
       case TRANSFER_LEADER -> transfer(leader, holdMillis);
       case PARTITION_HALVES, PARTITION_BRIDGE -> partition(f, leader, holdMillis);
       case MEMBERSHIP -> replaceMember(leaderOrFollower(leader));
-      case PRESSURE -> pressure(leaderOrFollower(leader), holdMillis);
+      case PRESSURE -> {
+        // Writes are refused when the leader's engine is STOPPED, or when no quorum of replicas
+        // can take writes; a lone stopped follower only delays them.
+        String node = leaderOrFollower(leader);
+        pressure(node.equals(leader) ? List.of(node) : majorityWith(node), holdMillis);
+      }
       case SNAPSHOT_INSTALL -> killDuringSnapshotInstall(leader);
       default -> processFault(f, leader, holdMillis);
     }
@@ -385,12 +390,15 @@ final class Nemesis extends Thread {
   }
 
   /**
-   * Pauses {@code node}'s compactions and writes 4 KiB values (below the blob threshold, so they
-   * fill memtables) until a write is refused as throttled, holds, then resumes.
+   * Pauses the compactions of {@code nodes} and writes 4 KiB values (below the blob threshold, so
+   * they fill memtables) until a write is refused as throttled, holds, then resumes.
    */
-  private void pressure(String node, long holdMillis) throws InterruptedException {
+  private void pressure(List<String> nodes, long holdMillis) throws InterruptedException {
     long start = System.nanoTime();
-    untilAnswered(() -> client.cluster().pauseCompactions(node));
+    String node = String.join(",", nodes);
+    for (String n : nodes) {
+      untilAnswered(() -> client.cluster().pauseCompactions(n));
+    }
     try {
       int written = 0;
       WriteThrottledException refused = null;
@@ -424,7 +432,9 @@ final class Nemesis extends Thread {
               + " ms");
       sleep(holdMillis);
     } finally {
-      resumeCompactions(node);
+      for (String n : nodes) {
+        resumeCompactions(n);
+      }
     }
   }
 

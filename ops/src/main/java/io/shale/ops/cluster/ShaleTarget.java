@@ -29,14 +29,15 @@ final class ShaleTarget implements KvTarget {
   private final LocalProcesses processes = new LocalProcesses();
   private final Path dir;
   private final StubPool<KVGrpc.KVBlockingStub> stubs;
+  private final List<Process> started = new ArrayList<>();
+  private final String[] api = new String[3];
+  private final String[] raft = new String[3];
 
   ShaleTarget(Path dir, String heap, int channelCount) throws Exception {
     this.dir = dir;
     Directories.deleteRecursively(dir); // a run that was killed leaves its data behind
     Files.createDirectories(dir);
     String[] ids = {"n1", "n2", "n3"};
-    String[] raft = new String[3];
-    String[] api = new String[3];
     StringBuilder peers = new StringBuilder();
     for (int i = 0; i < 3; i++) {
       raft[i] = "127.0.0.1:" + LocalProcesses.freePort();
@@ -51,7 +52,6 @@ final class ShaleTarget implements KvTarget {
           .append("\"\n\n");
     }
     String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-    List<Process> started = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       Path config = dir.resolve(ids[i] + ".toml");
       Files.writeString(
@@ -83,6 +83,41 @@ final class ShaleTarget implements KvTarget {
     }
     String leader = leaderApiAddress(api[0]);
     stubs = new StubPool<>(leader, channelCount, KVGrpc::newBlockingStub);
+  }
+
+  /** The nodes' KV API addresses, n1 to n3. */
+  List<String> apiAddresses() {
+    return List.of(api);
+  }
+
+  /** The nodes' Raft addresses, n1 to n3. */
+  List<String> raftAddresses() {
+    return List.of(raft);
+  }
+
+  /** Whether every node process is still the one started (none died or was restarted). */
+  boolean allAlive() {
+    return started.stream().allMatch(Process::isAlive);
+  }
+
+  /** Each node's peak resident memory (VmHWM, KiB) as Linux reports it; -1 where unknown. */
+  List<Long> peakResidentKib() {
+    List<Long> out = new ArrayList<>();
+    for (Process p : started) {
+      long kib = -1;
+      try {
+        for (String line :
+            Files.readAllLines(Paths.get("/proc", Long.toString(p.pid()), "status"))) {
+          if (line.startsWith("VmHWM:")) {
+            kib = Long.parseLong(line.replaceAll("[^0-9]", ""));
+          }
+        }
+      } catch (IOException | RuntimeException unknown) {
+        // not Linux, or the process is gone
+      }
+      out.add(kib);
+    }
+    return out;
   }
 
   private static String leaderApiAddress(String any) throws InterruptedException {

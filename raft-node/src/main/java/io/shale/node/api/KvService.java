@@ -3,7 +3,6 @@ package io.shale.node.api;
 import com.google.protobuf.ByteString;
 import io.grpc.Context;
 import io.grpc.Deadline;
-import io.grpc.Status;
 import io.grpc.StatusException;
 import io.grpc.stub.StreamObserver;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -27,7 +26,6 @@ import io.shale.client.proto.PutResponse;
 import io.shale.client.proto.ResponseHeader;
 import io.shale.client.proto.ScanRequest;
 import io.shale.client.proto.ScanResponse;
-import io.shale.engine.concurrent.DaemonThreads;
 import io.shale.node.pressure.WriteAdmission;
 import io.shale.node.statemachine.Command;
 import io.shale.node.statemachine.Query;
@@ -36,13 +34,7 @@ import io.shale.node.statemachine.ShaleStateMachine;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.server.RaftServer;
 
@@ -60,18 +52,14 @@ import org.apache.ratis.server.RaftServer;
 public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable {
   private final RaftServer.Division division;
   private final RequestLimits limits;
-  private final StatusMapper statuses;
   private final RaftSubmitter submitter;
-  private final GroupCommit groupCommit;
-  private final InflightLimit inflight;
-  private final WriteAdmission pressure;
-  private final io.micrometer.core.instrument.Counter delayed;
-  private final ExecutorService handlers;
+  private final WritePath writes;
+  private final CallRunner calls;
 
   /**
    * @param limits what a request may hold; beyond it is INVALID_ARGUMENT naming the limit
-   * @param registry where refused writes are counted ({@code shale.writes.throttled} by node and
-   *     cause)
+   * @param registry where refused, delayed and failed requests are counted
+   * @param pressure the replicas' write pressure, applied before a write leaves (null: none)
    */
   public KvService(
       RaftServer.Division division,
@@ -80,49 +68,28 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
       RequestLimits limits,
       MeterRegistry registry,
       GroupCommit.Bounds grouping,
-      Admission admission,
+      CallRunner.Admission admission,
       WriteAdmission pressure) {
-    this.pressure = pressure;
-    this.delayed = registry.counter("shale.writes.delayed", "node", division.getId().toString());
+    String node = division.getId().toString();
+    StatusMapper statuses = new StatusMapper(node, registry);
     this.division = division;
     this.limits = limits;
-    this.statuses = new StatusMapper(division.getId().toString(), registry);
     this.submitter = new RaftSubmitter(division, stateMachine, raft, statuses);
-    this.groupCommit = new GroupCommit(division.getId().toString(), grouping, submitter::write);
-    this.inflight =
-        new InflightLimit(
-            admission.maxRequests(),
-            admission.maxWriteBytes(),
-            registry,
-            division.getId().toString());
-    ThreadPoolExecutor pool =
-        new ThreadPoolExecutor(
-            admission.handlerThreads(),
-            admission.handlerThreads(),
-            60,
-            TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(admission.maxRequests()),
-            DaemonThreads.numbered(division.getId() + "-kv-handler-"));
-    pool.allowCoreThreadTimeOut(true);
-    this.handlers = pool;
+    this.writes =
+        new WritePath(
+            new GroupCommit(node, grouping, submitter::write),
+            submitter,
+            pressure,
+            statuses,
+            registry.counter("shale.writes.delayed", "node", node));
+    this.calls = new CallRunner(node, admission, statuses, registry);
   }
 
-  /**
-   * How much a node takes on at once ({@code limits.max_inflight_requests}, {@code
-   * limits.max_inflight_write_bytes}, {@code limits.handler_threads}): requests beyond are
-   * RESOURCE_EXHAUSTED with a retry-after, and at most {@code handlerThreads} wait on Raft at once.
-   */
-  public record Admission(int maxRequests, long maxWriteBytes, int handlerThreads) {
-    public static Admission defaults() {
-      return new Admission(1024, 64L << 20, 128);
-    }
-  }
-
-  /** Fails writes still waiting to be grouped. */
+  /** Fails writes still waiting to be grouped and stops the handlers. */
   @Override
   public void close() {
-    groupCommit.close();
-    handlers.shutdownNow();
+    writes.close();
+    calls.close();
   }
 
   private ResponseHeader header(long appliedIndex) {
@@ -133,198 +100,13 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
         .build();
   }
 
-  /**
-   * Commits {@code command} under {@code requestId}, or under an id assigned here when the client
-   * gave none, so that a resend (to a new leader, say) can never apply twice. Batches go through
-   * group commit (several requests per log entry); other commands alone.
-   */
-  private Reply write(ByteString requestId, Command command) throws StatusException {
-    return write(requestId.isEmpty() ? newRequestId() : requestId.toByteArray(), command);
-  }
-
-  private Reply write(byte[] requestId, Command command) throws StatusException {
-    awaitPressure();
-    Command c = new Command.Identified(requestId, command);
-    Reply reply;
-    if (command instanceof Command.Batch b) {
-      int bytes = 16;
-      for (Command.Op op : b.ops()) {
-        bytes += 8 + op.key().length + (op.isDelete() ? 0 : op.value().length);
-      }
-      try {
-        reply = groupCommit.submit(c, bytes).get(remainingNanos(), TimeUnit.NANOSECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw Status.CANCELLED.withDescription("interrupted").asException();
-      } catch (TimeoutException e) {
-        throw Status.DEADLINE_EXCEEDED
-            .withDescription(
-                "no reply within the call's deadline; the write may still apply (retry with the"
-                    + " same request id)")
-            .asException();
-      } catch (ExecutionException e) {
-        if (e.getCause() instanceof StatusException s) {
-          throw s;
-        }
-        throw statuses.writeFailure(e.getCause() instanceof Exception x ? x : e);
-      }
-    } else {
-      reply = submitter.write(c);
-    }
-    if (reply instanceof Reply.Rejected r) {
-      throw StatusMapper.limitExceeded(ErrorTrailers.REQUEST_REJECTED, r.message());
-    }
-    return reply;
-  }
-
-  /**
-   * Applies the replicas' write pressure before a write leaves: refused when no quorum can take
-   * writes, else waits out the delay a slow replica asks for (on this handler thread, never on an
-   * RPC thread of Ratis). The leader checks again, without waiting, before the write enters the
-   * log.
-   */
-  private void awaitPressure() throws StatusException {
-    if (pressure == null) {
-      return;
-    }
-    WriteAdmission.Decision d = pressure.decide();
-    if (d.refusal() != null) {
-      throw statuses.writeFailure(d.refusal());
-    }
-    if (d.delay().isZero()) {
-      return;
-    }
-    delayed.increment();
-    long nanos = Math.min(d.delay().toNanos(), remainingNanos());
-    try {
-      TimeUnit.NANOSECONDS.sleep(nanos);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw Status.CANCELLED.withDescription("interrupted").asException();
-    }
-  }
-
-  private static byte[] newRequestId() {
-    byte[] id = new byte[16];
-    java.util.concurrent.ThreadLocalRandom.current().nextBytes(id);
-    id[0] = 's'; // ids the server assigned are told apart from the SDK's in the records
-    return id;
-  }
-
-  /**
-   * The request id of the {@code k}-th entry of one delete-range call: the call's own for the
-   * first, then derived from it, so that a retried call retries the same entries.
-   */
-  private static byte[] chunkId(byte[] requestId, int k) {
-    if (k == 0) {
-      return requestId;
-    }
-    try {
-      java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
-      sha.update(requestId);
-      sha.update(java.nio.ByteBuffer.allocate(4).putInt(k).array());
-      return sha.digest();
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every Java runtime provides SHA-256", e);
-    }
-  }
-
   private Reply read(Query q, Consistency consistency) throws IOException, StatusException {
     return submitter.read(q, consistency == Consistency.STALE);
   }
 
-  /** Nanoseconds left before the call's deadline (a day when it has none). */
-  private static long remainingNanos() {
-    Deadline d = Context.current().getDeadline();
-    return d == null
-        ? TimeUnit.DAYS.toNanos(1)
-        : Math.max(0, d.timeRemaining(TimeUnit.NANOSECONDS));
-  }
-
-  /**
-   * Admits the request (refusing it when the node holds too much already), then runs {@code call}
-   * on a handler thread, within the call's deadline, mapping its failures to gRPC statuses.
-   */
-  private <T> void serve(StreamObserver<T> out, com.google.protobuf.MessageLite req, Call<T> call) {
-    InflightLimit.Permit permit = inflight.tryAcquire(req.getSerializedSize());
-    if (permit == null) {
-      out.onError(overloaded());
-      return;
-    }
-    Context ctx = Context.current();
-    try {
-      handlers.execute(
-          ctx.wrap(
-              () -> {
-                try (permit) {
-                  Deadline d = ctx.getDeadline();
-                  if (d != null && d.isExpired()) {
-                    out.onError(
-                        Status.DEADLINE_EXCEEDED
-                            .withDescription("the deadline passed before a handler was free")
-                            .asException());
-                    return;
-                  }
-                  respond(out, call);
-                }
-              }));
-    } catch (RejectedExecutionException full) {
-      permit.close();
-      out.onError(overloaded());
-    }
-  }
-
-  private StatusException overloaded() {
-    return StatusMapper.throttled(
-        division.getId().toString(),
-        "NODE_INFLIGHT_LIMIT",
-        OVERLOAD_RETRY_AFTER_MS,
-        "node "
-            + division.getId()
-            + " holds its limit of requests in flight ("
-            + inflight.maxRequests()
-            + " requests, limits.max_inflight_requests, or "
-            + inflight.maxBytes()
-            + " bytes of writes, limits.max_inflight_write_bytes); retry after "
-            + OVERLOAD_RETRY_AFTER_MS
-            + " ms");
-  }
-
-  /** How long a client refused for overload should wait before it retries. */
-  private static final long OVERLOAD_RETRY_AFTER_MS = 50;
-
-  private <T> void respond(StreamObserver<T> out, Call<T> call) {
-    T response;
-    try {
-      response = call.run();
-    } catch (RequestLimits.LimitExceeded bad) {
-      out.onError(StatusMapper.limitExceeded(bad.error, bad.getMessage()));
-      return;
-    } catch (IllegalArgumentException bad) {
-      out.onError(Status.INVALID_ARGUMENT.withDescription(bad.getMessage()).asException());
-      return;
-    } catch (StatusException s) {
-      out.onError(s);
-      return;
-    } catch (IOException e) {
-      out.onError(StatusMapper.unavailable(String.valueOf(e), e));
-      return;
-    } catch (RuntimeException e) {
-      out.onError(statuses.internal(e));
-      return;
-    }
-    out.onNext(response);
-    out.onCompleted();
-  }
-
-  @FunctionalInterface
-  private interface Call<T> {
-    T run() throws IOException, StatusException;
-  }
-
   @Override
   public void get(GetRequest req, StreamObserver<GetResponse> out) {
-    serve(
+    calls.serve(
         out,
         req,
         () -> {
@@ -340,12 +122,12 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
 
   @Override
   public void put(PutRequest req, StreamObserver<PutResponse> out) {
-    serve(
+    calls.serve(
         out,
         req,
         () -> {
           Reply r =
-              write(
+              writes.write(
                   req.getRequestId(),
                   new Command.Batch(
                       List.of(
@@ -356,12 +138,12 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
 
   @Override
   public void delete(DeleteRequest req, StreamObserver<DeleteResponse> out) {
-    serve(
+    calls.serve(
         out,
         req,
         () -> {
           Reply r =
-              write(
+              writes.write(
                   req.getRequestId(),
                   new Command.Batch(List.of(new Command.Op(limits.key(req.getKey()), null))));
           return DeleteResponse.newBuilder().setHeader(header(r.appliedIndex())).build();
@@ -374,7 +156,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
    */
   @Override
   public void deleteRange(DeleteRangeRequest req, StreamObserver<DeleteRangeResponse> out) {
-    serve(
+    calls.serve(
         out,
         req,
         () -> {
@@ -384,7 +166,9 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
           }
           byte[] end = RequestLimits.rangeEnd(start, req.getEnd());
           byte[] requestId =
-              req.getRequestId().isEmpty() ? newRequestId() : req.getRequestId().toByteArray();
+              req.getRequestId().isEmpty()
+                  ? WritePath.newRequestId()
+                  : req.getRequestId().toByteArray();
           long budgetNanos = deleteRangeBudgetNanos();
           long began = System.nanoTime();
           long deleted = 0;
@@ -393,8 +177,8 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
           do {
             r =
                 (Reply.RangeDeleted)
-                    write(
-                        chunkId(requestId, k++),
+                    writes.write(
+                        WritePath.chunkId(requestId, k++),
                         new Command.DeleteRange(start, end, limits.deleteRangeChunkKeys()));
             deleted += r.deleted();
             start = r.resumeFrom();
@@ -420,7 +204,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
 
   @Override
   public void batch(BatchRequest req, StreamObserver<BatchResponse> out) {
-    serve(
+    calls.serve(
         out,
         req,
         () -> {
@@ -429,14 +213,14 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
           for (Op op : req.getOpsList()) {
             ops.add(limits.op(op));
           }
-          Reply r = write(req.getRequestId(), new Command.Batch(ops));
+          Reply r = writes.write(req.getRequestId(), new Command.Batch(ops));
           return BatchResponse.newBuilder().setHeader(header(r.appliedIndex())).build();
         });
   }
 
   @Override
   public void compareAndSet(CompareAndSetRequest req, StreamObserver<CompareAndSetResponse> out) {
-    serve(
+    calls.serve(
         out,
         req,
         () -> {
@@ -460,7 +244,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
           }
           Reply.CasResult r =
               (Reply.CasResult)
-                  write(
+                  writes.write(
                       req.getRequestId(),
                       new Command.CompareAndSet(key, expected, expectedIndex, then));
           CompareAndSetResponse.Builder b =
@@ -476,7 +260,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
 
   @Override
   public void scan(ScanRequest req, StreamObserver<ScanResponse> out) {
-    serve(
+    calls.serve(
         out,
         req,
         () -> {

@@ -8,6 +8,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.shale.engine.Engine;
 import io.shale.engine.concurrent.DaemonThreads;
 import io.shale.engine.pressure.WritePressure;
+import io.shale.node.api.CallRunner;
 import io.shale.node.api.ClusterService;
 import io.shale.node.api.GroupCommit;
 import io.shale.node.api.KvService;
@@ -66,6 +67,9 @@ import org.apache.ratis.util.TimeDuration;
  * configuration, until a member adds it.
  */
 public final class ShaleNode implements AutoCloseable {
+  /** Threads of the API server's executor. */
+  private static final int API_THREADS = 16;
+
   /**
    * The group of a cluster: its id is derived from the cluster name, so nodes started from the same
    * configuration agree without exchanging it. Each peer carries its API address in Ratis's
@@ -73,9 +77,6 @@ public final class ShaleNode implements AutoCloseable {
    * Status reaches every member. (Not the client address: Ratis's own clients send to that one. The
    * data-stream field is free because Ratis's DataStream API is disabled here.)
    */
-  /** Threads of the API server's executor. */
-  private static final int API_THREADS = 16;
-
   public static RaftGroup group(String clusterName, List<NodeConfig.Peer> peers) {
     List<RaftPeer> list = new ArrayList<>();
     for (NodeConfig.Peer p : peers) {
@@ -314,7 +315,7 @@ public final class ShaleNode implements AutoCloseable {
                 config.raft().groupCommitThreads(),
                 config.raft().groupCommitMaxWrites(),
                 config.raft().groupCommitMaxBytes()),
-            new KvService.Admission(
+            new CallRunner.Admission(
                 config.limits().maxInflightRequests(),
                 config.limits().maxInflightWriteBytes(),
                 config.limits().handlerThreads()),

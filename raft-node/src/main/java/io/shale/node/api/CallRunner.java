@@ -1,0 +1,153 @@
+package io.shale.node.api;
+
+import com.google.protobuf.MessageLite;
+import io.grpc.Context;
+import io.grpc.Deadline;
+import io.grpc.Status;
+import io.grpc.StatusException;
+import io.grpc.stub.StreamObserver;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.shale.engine.concurrent.DaemonThreads;
+import java.io.IOException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs the node's KV calls: admits each one against {@link InflightLimit} (refusing it at once,
+ * with a retry-after, when the node holds too much already), runs it on one of a bounded set of
+ * handler threads unless its deadline passed while it queued, and maps its failure to a gRPC
+ * status: a limit is INVALID_ARGUMENT naming it, an I/O failure UNAVAILABLE, anything unforeseen
+ * INTERNAL with an incident id ({@link StatusMapper}).
+ */
+public final class CallRunner implements AutoCloseable {
+  /** How long a client refused for overload should wait before it retries. */
+  private static final long OVERLOAD_RETRY_AFTER_MS = 50;
+
+  private final String node;
+  private final InflightLimit inflight;
+  private final StatusMapper statuses;
+  private final ExecutorService handlers;
+
+  /**
+   * How much a node takes on at once ({@code limits.max_inflight_requests}, {@code
+   * limits.max_inflight_write_bytes}, {@code limits.handler_threads}): requests beyond are
+   * RESOURCE_EXHAUSTED with a retry-after, and at most {@code handlerThreads} wait on Raft at once.
+   */
+  public record Admission(int maxRequests, long maxWriteBytes, int handlerThreads) {
+    public static Admission defaults() {
+      return new Admission(1024, 64L << 20, 128);
+    }
+  }
+
+  CallRunner(String node, Admission admission, StatusMapper statuses, MeterRegistry registry) {
+    this.node = node;
+    this.statuses = statuses;
+    this.inflight =
+        new InflightLimit(admission.maxRequests(), admission.maxWriteBytes(), registry, node);
+    ThreadPoolExecutor pool =
+        new ThreadPoolExecutor(
+            admission.handlerThreads(),
+            admission.handlerThreads(),
+            60,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(admission.maxRequests()),
+            DaemonThreads.numbered(node + "-kv-handler-"));
+    pool.allowCoreThreadTimeOut(true);
+    this.handlers = pool;
+  }
+
+  /** A call's work, run on a handler thread. */
+  @FunctionalInterface
+  interface Call<T> {
+    T run() throws IOException, StatusException;
+  }
+
+  /** Nanoseconds left before the call's deadline (a day when it has none). */
+  static long remainingNanos() {
+    Deadline d = Context.current().getDeadline();
+    return d == null
+        ? TimeUnit.DAYS.toNanos(1)
+        : Math.max(0, d.timeRemaining(TimeUnit.NANOSECONDS));
+  }
+
+  /**
+   * Admits the request (refusing it when the node holds too much already), then runs {@code call}
+   * on a handler thread, within the call's deadline, mapping its failures to gRPC statuses.
+   */
+  <T> void serve(StreamObserver<T> out, MessageLite req, Call<T> call) {
+    InflightLimit.Permit permit = inflight.tryAcquire(req.getSerializedSize());
+    if (permit == null) {
+      out.onError(overloaded());
+      return;
+    }
+    Context ctx = Context.current();
+    try {
+      handlers.execute(
+          ctx.wrap(
+              () -> {
+                try (permit) {
+                  Deadline d = ctx.getDeadline();
+                  if (d != null && d.isExpired()) {
+                    out.onError(
+                        Status.DEADLINE_EXCEEDED
+                            .withDescription("the deadline passed before a handler was free")
+                            .asException());
+                    return;
+                  }
+                  respond(out, call);
+                }
+              }));
+    } catch (RejectedExecutionException full) {
+      permit.close();
+      out.onError(overloaded());
+    }
+  }
+
+  private StatusException overloaded() {
+    return StatusMapper.throttled(
+        node,
+        "NODE_INFLIGHT_LIMIT",
+        OVERLOAD_RETRY_AFTER_MS,
+        "node "
+            + node
+            + " holds its limit of requests in flight ("
+            + inflight.maxRequests()
+            + " requests, limits.max_inflight_requests, or "
+            + inflight.maxBytes()
+            + " bytes of writes, limits.max_inflight_write_bytes); retry after "
+            + OVERLOAD_RETRY_AFTER_MS
+            + " ms");
+  }
+
+  private <T> void respond(StreamObserver<T> out, Call<T> call) {
+    T response;
+    try {
+      response = call.run();
+    } catch (RequestLimits.LimitExceeded bad) {
+      out.onError(StatusMapper.limitExceeded(bad.error, bad.getMessage()));
+      return;
+    } catch (IllegalArgumentException bad) {
+      out.onError(Status.INVALID_ARGUMENT.withDescription(bad.getMessage()).asException());
+      return;
+    } catch (StatusException s) {
+      out.onError(s);
+      return;
+    } catch (IOException e) {
+      out.onError(StatusMapper.unavailable(String.valueOf(e), e));
+      return;
+    } catch (RuntimeException e) {
+      out.onError(statuses.internal(e));
+      return;
+    }
+    out.onNext(response);
+    out.onCompleted();
+  }
+
+  @Override
+  public void close() {
+    handlers.shutdownNow();
+  }
+}
