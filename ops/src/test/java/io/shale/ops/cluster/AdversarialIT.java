@@ -45,7 +45,10 @@ import org.apache.ratis.retry.RetryPolicies;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Hostile and careless clients against a real three-node cluster of separate JVMs with 512 MiB
@@ -53,6 +56,7 @@ import org.junit.jupiter.api.Test;
  * every acknowledged write reads back, and the replicas hold the same data. Sizes are short in CI;
  * {@code -Dshale.adversarial.keys=5000000 -Dshale.adversarial.puts=1000} is the long form.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class AdversarialIT {
   private static final int KEYS = Integer.getInteger("shale.adversarial.keys", 300_000);
   private static final int PUTS = Integer.getInteger("shale.adversarial.puts", 300);
@@ -67,8 +71,18 @@ class AdversarialIT {
   }
 
   @AfterAll
-  static void stop() {
+  static void stop() throws java.io.IOException {
     channels.forEach(ManagedChannel::shutdownNow);
+    // The node logs outlive the cluster, for a failed run's reader.
+    Path keep = Path.of("target", "adversarial-logs");
+    Files.createDirectories(keep);
+    for (String id : List.of("n1", "n2", "n3")) {
+      Path log = dir.resolve("cluster").resolve(id + ".log");
+      if (Files.exists(log)) {
+        Files.copy(
+            log, keep.resolve(id + ".log"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      }
+    }
     if (cluster != null) {
       cluster.close();
     }
@@ -107,6 +121,7 @@ class AdversarialIT {
   }
 
   @Test
+  @Order(2)
   void aDeleteRangeOverManyKeysDeletesThemAllInBoundedEntries() throws Exception {
     ExecutorService loaders = Executors.newFixedThreadPool(4);
     try {
@@ -155,6 +170,7 @@ class AdversarialIT {
   }
 
   @Test
+  @Order(1)
   void concurrentLargePutsAreAdmittedOrRefusedWithARetryAfterAndNoneIsLost() throws Exception {
     byte[] mib = new byte[1 << 20];
     Map<String, Integer> acked = new ConcurrentHashMap<>();
@@ -244,6 +260,7 @@ class AdversarialIT {
   }
 
   @Test
+  @Order(3)
   void batchesAndScansAtAndPastEveryCap() {
     BatchRequest.Builder atCap = BatchRequest.newBuilder();
     for (int i = 0; i < 10_000; i++) {
@@ -277,6 +294,7 @@ class AdversarialIT {
 
   /** Entries sent straight to the Raft port: refused alike on every replica, none kills one. */
   @Test
+  @Order(4)
   void rawRatisEntriesAreRejectedDeterministically() throws Exception {
     List<NodeConfig.Peer> peers = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
