@@ -243,20 +243,22 @@ public final class VersionSet implements AutoCloseable {
       // manifest now, and a crash may bring back the old name. Keep both files, and write later
       // edits where CURRENT points; the next open removes the one it does not name
       // (VersionSetRecoveryTest).
-      RecordLog.Writer old = manifest;
-      manifest = w;
-      manifestBytes = 0;
-      if (old != null) {
-        old.close();
-      }
+      switchTo(w, false);
       throw e;
     }
+    switchTo(w, true);
+  }
+
+  /** Makes {@code w} the manifest edits go to; closes the old one and maybe deletes it. */
+  private void switchTo(RecordLog.Writer w, boolean deleteOld) throws IOException {
     RecordLog.Writer old = manifest;
     manifest = w;
     manifestBytes = 0;
     if (old != null) {
       old.close();
-      Files.deleteIfExists(old.file());
+      if (deleteOld) {
+        Files.deleteIfExists(old.file());
+      }
     }
   }
 

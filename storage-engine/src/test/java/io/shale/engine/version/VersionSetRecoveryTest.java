@@ -136,25 +136,12 @@ class VersionSetRecoveryTest {
   @Test
   void aFailedFsyncAfterTheCurrentRenameNeverLeavesCurrentNamingAMissingManifest()
       throws IOException {
-    long a;
-    try (VersionSet vs = open()) {
-      a = vs.newFileNumber();
-      vs.logAndApply(
-          new VersionEdit(
-              List.of(new VersionEdit.Added(0, table(a, 100, "a", "f"))), List.of(), 10, -1));
-    }
-    assertThatThrownBy(
-            () ->
-                VersionSet.open(
-                    dir,
-                    4,
-                    deleted::add,
-                    n -> {},
-                    (d, name) -> {
-                      VersionSet.writeCurrent(d, name);
-                      throw new IOException("injected: directory fsync failed");
-                    }))
-        .hasMessageContaining("injected");
+    long a = oneTableAtIndex10();
+    assertOpenFailsWith(
+        (d, name) -> {
+          VersionSet.writeCurrent(d, name);
+          throw new IOException("injected: directory fsync failed");
+        });
     try (VersionSet vs = open()) {
       assertThat(numbers(vs.current(), 0)).containsExactly(a);
       assertThat(vs.persistedAppliedIndex()).isEqualTo(10);
@@ -164,23 +151,11 @@ class VersionSetRecoveryTest {
   /** A failure before the rename leaves the old manifest named and the new one removed. */
   @Test
   void aFailedCurrentWriteBeforeTheRenameRemovesTheNewManifest() throws IOException {
-    try (VersionSet vs = open()) {
-      long a = vs.newFileNumber();
-      vs.logAndApply(
-          new VersionEdit(
-              List.of(new VersionEdit.Added(0, table(a, 100, "a", "f"))), List.of(), 10, -1));
-    }
-    assertThatThrownBy(
-            () ->
-                VersionSet.open(
-                    dir,
-                    4,
-                    deleted::add,
-                    n -> {},
-                    (d, name) -> {
-                      throw new IOException("injected: disk full");
-                    }))
-        .hasMessageContaining("injected");
+    oneTableAtIndex10();
+    assertOpenFailsWith(
+        (d, name) -> {
+          throw new IOException("injected: disk full");
+        });
     long manifests;
     try (var files = Files.list(dir)) {
       manifests =
@@ -190,5 +165,21 @@ class VersionSetRecoveryTest {
     try (VersionSet vs = open()) {
       assertThat(vs.persistedAppliedIndex()).isEqualTo(10);
     }
+  }
+
+  /** A version set holding one level-0 table, persisted at index 10; returns the table's number. */
+  private long oneTableAtIndex10() throws IOException {
+    try (VersionSet vs = open()) {
+      long a = vs.newFileNumber();
+      vs.logAndApply(
+          new VersionEdit(
+              List.of(new VersionEdit.Added(0, table(a, 100, "a", "f"))), List.of(), 10, -1));
+      return a;
+    }
+  }
+
+  private void assertOpenFailsWith(VersionSet.CurrentWriter failing) {
+    assertThatThrownBy(() -> VersionSet.open(dir, 4, deleted::add, n -> {}, failing))
+        .hasMessageContaining("injected");
   }
 }
