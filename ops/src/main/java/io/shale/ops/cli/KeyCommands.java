@@ -149,7 +149,9 @@ final class KeyCommands {
   @Command(
       name = "del",
       mixinStandardHelpOptions = true,
-      description = "Deletes KEY, or every key of a range (atomically).")
+      description =
+          "Deletes KEY, or every key of a range (in atomic chunks of at most"
+              + " limits.delete_range_chunk_keys keys).")
   static final class Del extends ClientCommand {
     @Parameters(index = "0", arity = "0..1", paramLabel = "KEY")
     String key;
