@@ -56,12 +56,30 @@ public final class ClusterAdmin {
     return ShaleClient.join(statusAsync());
   }
 
+  /**
+   * The members and the leader. A node that knows no leader (restarted and not yet reached by the
+   * leader, or cut off) is not the last word: the other endpoints are asked in turn, and "no
+   * leader" (an empty {@link Members#leaderId}) comes back only when none of them knows one.
+   */
   public CompletableFuture<Members> membersAsync() {
+    return membersAsync(settings.endpoints().addresses().size() - 1);
+  }
+
+  private CompletableFuture<Members> membersAsync(int othersLeft) {
     return RetryingCall.start(
             settings,
             "members",
             (ch, t) -> stub(ch, t).listMembers(ListMembersRequest.getDefaultInstance()))
-        .thenApply(ClusterAdmin::members);
+        .thenApply(ClusterAdmin::members)
+        .thenCompose(
+            m -> {
+              if (!m.leaderId().isEmpty() || othersLeft == 0) {
+                return CompletableFuture.completedFuture(m);
+              }
+              settings.endpoints().passOver(settings.endpoints().preferred());
+              return membersAsync(othersLeft - 1)
+                  .thenApply(other -> other.leaderId().isEmpty() ? m : other);
+            });
   }
 
   public Members members() {

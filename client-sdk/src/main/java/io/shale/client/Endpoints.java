@@ -59,6 +59,16 @@ final class Endpoints implements AutoCloseable {
     }
   }
 
+  /**
+   * The node at {@code endpoint} answered but cannot help (it knows no leader): the next call
+   * starts at the next endpoint. Not a failure: it may be preferred again at once.
+   */
+  void passOver(int endpoint) {
+    if (preferred == endpoint) {
+      preferred = (endpoint + 1) % channels.size();
+    }
+  }
+
   /** The leader serves at {@code apiAddress}: prefer it if it is a configured endpoint. */
   void leaderAt(String apiAddress) {
     int i = addresses.indexOf(apiAddress);

@@ -193,7 +193,7 @@ final class DockerCluster implements AutoCloseable {
                 + " -Dorg.slf4j.simpleLogger.showDateTime=true")
         .withCommand(command.toArray(String[]::new))
         .waitingFor(
-            Wait.forLogMessage("ready " + id + " .*\\n", 1)
+            Wait.forLogMessage("live " + id + " .*\\n", 1)
                 .withStartupTimeout(Duration.ofSeconds(90)));
   }
 
@@ -283,24 +283,14 @@ final class DockerCluster implements AutoCloseable {
     return t.toString();
   }
 
-  /** Host ports handed to containers by this test JVM, never handed out twice. */
-  private static final java.util.Set<Integer> PORTS_GIVEN =
-      java.util.concurrent.ConcurrentHashMap.newKeySet();
-
   /**
-   * A host port free now (below the ephemeral range) and not given to another container yet. Docker
-   * holds a container's port only once it starts, so a port free at the check could go to two
-   * containers of one cluster, and the second failed to start ("port is already allocated",
-   * NemesisFiveNodesIT in CI at aabfd56).
+   * A host port free now (below the ephemeral range) and not given to another container yet: Docker
+   * holds a container's port only once it starts, so a port merely free at the check could go to
+   * two containers of one cluster ({@link io.shale.node.local.LocalCluster#freePort} never hands
+   * one out twice).
    */
   private static int freePort() throws IOException {
-    for (int attempt = 0; attempt < 100; attempt++) {
-      int port = io.shale.node.local.LocalCluster.freePort();
-      if (PORTS_GIVEN.add(port)) {
-        return port;
-      }
-    }
-    throw new IOException("no host port left that was not given to a container already");
+    return io.shale.node.local.LocalCluster.freePort();
   }
 
   String endpoint(String id) {

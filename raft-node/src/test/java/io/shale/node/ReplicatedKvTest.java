@@ -165,6 +165,14 @@ class ReplicatedKvTest {
           write(new Command.Batch(List.of(new Command.Op(b("key" + i), b("value" + i)))))
               .appliedIndex();
     }
+    // An identified compare-and-set: its record must survive the restart (replayed or flushed).
+    Command.Identified once =
+        new Command.Identified(
+            b("restart-cas"),
+            new Command.CompareAndSet(b("once"), null, new Command.Op(b("once"), b("first"))));
+    Reply.CasResult first = (Reply.CasResult) write(once);
+    assertThat(first.applied()).isTrue();
+    write(new Command.Batch(List.of(new Command.Op(b("once"), b("later")))));
     // Flush some nodes' engines (their persisted index moves), not others.
     cluster.node("n1").stateMachine().takeSnapshot();
     client.close();
@@ -183,7 +191,13 @@ class ReplicatedKvTest {
                 new Command.CompareAndSet(
                     b("key7"), b("value7"), new Command.Op(b("key7"), b("next"))));
     assertThat(c.applied()).isTrue();
+    // The retry after the restart gets the first reply; applied again it would fail ("once" is
+    // no longer absent).
+    Reply.CasResult retried = (Reply.CasResult) write(once);
+    assertThat(retried.applied()).isTrue();
+    assertThat(retried.appliedIndex()).isEqualTo(first.appliedIndex());
     for (String id : ids) {
+      assertThat(valueOn(id, "once", c.appliedIndex())).as(id).isEqualTo(b("later"));
       assertThat(valueOn(id, "key49", last)).as(id).isEqualTo(b("value49"));
       assertThat(valueOn(id, "key7", c.appliedIndex())).as(id).isEqualTo(b("next"));
     }

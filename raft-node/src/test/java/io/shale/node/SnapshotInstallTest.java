@@ -1,14 +1,21 @@
 package io.shale.node;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.shale.client.proto.ClusterGrpc;
+import io.shale.client.proto.CompareAndSetRequest;
+import io.shale.client.proto.CompareAndSetResponse;
 import io.shale.client.proto.KVGrpc;
+import io.shale.client.proto.KeyValue;
+import io.shale.client.proto.Op;
 import io.shale.client.proto.PutRequest;
+import io.shale.client.proto.PutResponse;
 import io.shale.client.proto.SnapshotRequest;
+import io.shale.client.proto.TransferLeadershipRequest;
 import io.shale.engine.Engine;
 import io.shale.engine.EngineOptions;
 import io.shale.engine.config.EngineConfig;
@@ -102,7 +109,21 @@ class SnapshotInstallTest {
       String follower,
       int round)
       throws Exception {
+    return round(cluster, kv, ch, leader, follower, round, () -> {});
+  }
+
+  /** A round that runs {@code whileStopped} first, while the follower is down. */
+  private SnapshotFetcher.Result round(
+      LocalCluster cluster,
+      KVGrpc.KVBlockingStub kv,
+      ManagedChannel ch,
+      String leader,
+      String follower,
+      int round,
+      Runnable whileStopped)
+      throws Exception {
     cluster.stop(follower);
+    whileStopped.run();
     int n = 600;
     for (int i = 0; i < n; i++) {
       kv.put(
@@ -151,6 +172,95 @@ class SnapshotInstallTest {
           .isEqualTo(value(i, round));
     }
     return installed;
+  }
+
+  /**
+   * Request records travel in the checkpoint: writes made while a follower was down reach it only
+   * by the install; once it leads, a retry of each (same request id) gets the first reply, and a
+   * compare-and-set whose condition no longer holds is not applied again.
+   */
+  @Test
+  void requestRecordsTravelWithTheCheckpoint() throws Exception {
+    try (LocalCluster cluster = new LocalCluster(dir, 3, ENGINE, RAFT)) {
+      String leader = cluster.leader();
+      String follower =
+          cluster.running().stream()
+              .filter(n -> !n.equals(leader))
+              .reduce((a, b) -> b)
+              .orElseThrow();
+      ManagedChannel ch =
+          NettyChannelBuilder.forAddress("127.0.0.1", cluster.node(leader).apiPort())
+              .usePlaintext()
+              .build();
+      ManagedChannel toFollower = null;
+      try {
+        KVGrpc.KVBlockingStub kv = KVGrpc.newBlockingStub(ch);
+        PutRequest put =
+            PutRequest.newBuilder()
+                .setKey(ByteString.copyFromUtf8("rec/put"))
+                .setValue(ByteString.copyFromUtf8("1"))
+                .setRequestId(ByteString.copyFromUtf8("rec-put"))
+                .build();
+        CompareAndSetRequest cas =
+            CompareAndSetRequest.newBuilder()
+                .setKey(ByteString.copyFromUtf8("rec/cas"))
+                .setExpectedAbsent(true)
+                .setThen(
+                    Op.newBuilder()
+                        .setPut(
+                            KeyValue.newBuilder()
+                                .setKey(ByteString.copyFromUtf8("rec/cas"))
+                                .setValue(ByteString.copyFromUtf8("first"))))
+                .setRequestId(ByteString.copyFromUtf8("rec-cas"))
+                .build();
+        PutResponse[] firstPut = new PutResponse[1];
+        CompareAndSetResponse[] firstCas = new CompareAndSetResponse[1];
+        round(
+            cluster,
+            kv,
+            ch,
+            leader,
+            follower,
+            1,
+            () -> {
+              firstPut[0] = kv.put(put);
+              firstCas[0] = kv.compareAndSet(cas);
+            });
+        assertThat(firstCas[0].getApplied()).isTrue();
+        // The key changes after the CAS: applied again, the CAS would now fail.
+        kv.put(
+            PutRequest.newBuilder()
+                .setKey(ByteString.copyFromUtf8("rec/cas"))
+                .setValue(ByteString.copyFromUtf8("later"))
+                .build());
+        ClusterGrpc.newBlockingStub(ch)
+            .withDeadlineAfter(30, TimeUnit.SECONDS)
+            .transferLeadership(TransferLeadershipRequest.newBuilder().setId(follower).build());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!cluster.leader().equals(follower)) {
+          assertThat(System.nanoTime()).as("%s leads", follower).isLessThan(deadline);
+          Thread.sleep(50);
+        }
+        toFollower =
+            NettyChannelBuilder.forAddress("127.0.0.1", cluster.node(follower).apiPort())
+                .usePlaintext()
+                .build();
+        KVGrpc.KVBlockingStub atFollower = KVGrpc.newBlockingStub(toFollower);
+        assertThat(atFollower.put(put).getHeader().getAppliedIndex())
+            .isEqualTo(firstPut[0].getHeader().getAppliedIndex());
+        CompareAndSetResponse again = atFollower.compareAndSet(cas);
+        assertThat(again.getApplied()).isTrue();
+        assertThat(again.getHeader().getAppliedIndex())
+            .isEqualTo(firstCas[0].getHeader().getAppliedIndex());
+        assertThat(cluster.node(follower).stateMachine().engine().get("rec/cas".getBytes(UTF_8)))
+            .isEqualTo("later".getBytes(UTF_8));
+      } finally {
+        ch.shutdownNow();
+        if (toFollower != null) {
+          toFollower.shutdownNow();
+        }
+      }
+    }
   }
 
   /**

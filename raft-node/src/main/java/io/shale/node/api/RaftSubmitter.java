@@ -9,8 +9,11 @@ import io.shale.node.statemachine.Query;
 import io.shale.node.statemachine.Reply;
 import io.shale.node.statemachine.ShaleStateMachine;
 import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.ClientId;
@@ -27,6 +30,10 @@ import org.apache.ratis.server.RaftServer;
  * client hop), else through the node's Ratis client, which finds the leader and follows leader
  * changes. Stale reads are answered from this node's applied state. Failures come back as gRPC
  * statuses through {@link StatusMapper}.
+ *
+ * <p>Every wait ends at the call's deadline ({@link CallRunner#remainingNanos}): a write that has
+ * not applied by then is DEADLINE_EXCEEDED and may still apply, which its request id makes safe to
+ * retry. The Ratis client's own retries go on in the background within its retry policy.
  */
 final class RaftSubmitter {
   private final RaftServer.Division division;
@@ -56,10 +63,10 @@ final class RaftSubmitter {
     RaftClientReply r = local(message, RaftClientRequest.writeRequestType());
     if (r == null) {
       try {
-        r = raft.io().send(message);
-      } catch (IOException e) {
-        // The blocking client throws a state machine's refusal rather than returning it.
-        throw statuses.writeFailure(e);
+        r = within(raft.async().send(message), "write");
+      } catch (ExecutionException e) {
+        // The client fails the future with a state machine's refusal rather than returning it.
+        throw statuses.writeFailure(e.getCause() instanceof Exception x ? x : e);
       }
     }
     if (!r.isSuccess()) {
@@ -86,13 +93,39 @@ final class RaftSubmitter {
     }
     RaftClientReply r = local(m, RaftClientRequest.readRequestType());
     if (r == null) {
-      r = raft.io().sendReadOnly(m);
+      try {
+        r = within(raft.async().sendReadOnly(m), "read");
+      } catch (ExecutionException e) {
+        throw StatusMapper.unavailable(
+            "the read could not be served: " + e.getCause(), e.getCause());
+      }
     }
     if (!r.isSuccess()) {
       throw StatusMapper.unavailable(
           "the read could not be served: " + r.getException(), r.getException());
     }
     return Reply.decode(r.getMessage().getContent().toByteArray());
+  }
+
+  /** Waits for {@code reply} until the call's deadline; DEADLINE_EXCEEDED after it. */
+  private static RaftClientReply within(CompletableFuture<RaftClientReply> reply, String what)
+      throws ExecutionException, StatusException {
+    try {
+      return reply.get(CallRunner.remainingNanos(), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw Status.CANCELLED.withDescription("interrupted").asException();
+    } catch (TimeoutException e) {
+      throw Status.DEADLINE_EXCEEDED
+          .withDescription(
+              "no reply to the "
+                  + what
+                  + " within the call's deadline"
+                  + (what.equals("write")
+                      ? "; the write may still apply (retry with the same request id)"
+                      : ""))
+          .asException();
+    }
   }
 
   /**
@@ -117,10 +150,10 @@ final class RaftSubmitter {
             .build();
     RaftClientReply r;
     try {
-      r = division.getRaftServer().submitClientRequestAsync(request).get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw Status.CANCELLED.withDescription("interrupted").asException();
+      r =
+          within(
+              division.getRaftServer().submitClientRequestAsync(request),
+              type.isReadOnly() ? "read" : "write");
     } catch (ExecutionException | IOException e) {
       return null; // let the Ratis client (with its retry policy) handle it
     }

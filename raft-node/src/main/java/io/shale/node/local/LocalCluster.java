@@ -89,22 +89,36 @@ public final class LocalCluster implements AutoCloseable {
     return p;
   }
 
+  /** Ports this process has handed out: a port is not handed out twice until the range is used. */
+  private static final java.util.Set<Integer> PORTS_GIVEN =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+
   /**
    * A port free now, below the kernel's ephemeral range (32768 and up on Linux): a port the kernel
    * hands out for port 0 can be taken by an outgoing connection between this check and the node's
-   * bind, and tests make many connections.
+   * bind, and tests make many connections. Never one handed out before by this process (until
+   * 10,000 have been): the check closes its socket, so two nodes asking before either binds could
+   * otherwise be given the same port, and the second failed to bind.
    */
   public static int freePort() throws IOException {
     java.util.concurrent.ThreadLocalRandom random =
         java.util.concurrent.ThreadLocalRandom.current();
+    if (PORTS_GIVEN.size() > 10_000) {
+      PORTS_GIVEN.clear();
+    }
     for (int attempt = 0; attempt < 200; attempt++) {
       int port = random.nextInt(20_000, 32_000);
+      if (PORTS_GIVEN.contains(port)) {
+        continue;
+      }
       try (ServerSocket s = new ServerSocket()) {
         s.setReuseAddress(false);
         s.bind(new java.net.InetSocketAddress("127.0.0.1", port));
-        return port;
       } catch (IOException taken) {
-        // try another
+        continue;
+      }
+      if (PORTS_GIVEN.add(port)) {
+        return port;
       }
     }
     throw new IOException("no free port found in 20000-31999 after 200 tries");

@@ -13,8 +13,8 @@ import java.util.function.Supplier;
 
 /**
  * The node's HTTP endpoints: {@code /metrics} (Prometheus text format), {@code /health} (200 while
- * the process serves), {@code /ready} (200 once the node knows a leader and has applied what it
- * knows to be committed; 503 with the reason otherwise).
+ * the process serves), {@code /ready} (200 once the node has caught up with the leader's commit
+ * index; 503 with the reason otherwise).
  */
 final class HttpEndpoints implements AutoCloseable {
   /** Why the node is not ready, or null when it is. */

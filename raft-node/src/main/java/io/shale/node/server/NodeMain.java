@@ -1,10 +1,12 @@
 package io.shale.node.server;
 
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,9 +19,11 @@ import org.slf4j.LoggerFactory;
  *   NodeMain --config FILE [--join] [--set section.key=value ...]
  * </pre>
  *
- * {@code --join} starts a node that is not yet a member and waits to be added. Prints {@code ready
- * <id> api <port> http <port>} once up, for scripts and tests to wait on. Exit code 2 for bad
- * arguments or configuration (the message names the key), 1 if the node fails to start.
+ * {@code --join} starts a node that is not yet a member and waits to be added. Prints {@code live
+ * <id> api <port> http <port>} once it serves, and {@code ready <id> api <port> http <port>} once
+ * it has caught up with the leader (what {@code /ready} says), for scripts and tests to wait on.
+ * Exit code 2 for bad arguments or configuration (the message names the key), 1 if the node fails
+ * to start.
  */
 public final class NodeMain {
   private static final Logger LOG = LoggerFactory.getLogger(NodeMain.class);
@@ -27,6 +31,9 @@ public final class NodeMain {
   private NodeMain() {}
 
   public static void main(String[] args) throws Exception {
+    long startedAt =
+        System.nanoTime()
+            - TimeUnit.MILLISECONDS.toNanos(ManagementFactory.getRuntimeMXBean().getUptime());
     Path config = null;
     boolean join = false;
     List<String> overrides = new ArrayList<>();
@@ -89,10 +96,50 @@ public final class NodeMain {
                   }
                 },
                 "shutdown"));
-    System.out.println("ready " + c.id() + " api " + node.apiPort() + " http " + node.httpPort());
+    String ports = c.id() + " api " + node.apiPort() + " http " + node.httpPort();
+    System.out.println("live " + ports);
     System.out.flush();
+    announceReady(node, ports, startedAt);
     stopped.await();
   }
+
+  /**
+   * Prints "ready ..." once the node has caught up ({@link ShaleNode#notReadyReason}, also its
+   * {@code /ready}), and logs how long that took: "live" means it serves, "ready" that what it
+   * serves is current. A joining node is ready once added and caught up.
+   */
+  private static void announceReady(ShaleNode node, String ports, long startedAt) {
+    Thread watch =
+        new Thread(
+            () -> {
+              String why = node.notReadyReason();
+              long lastLog = System.nanoTime();
+              try {
+                while (why != null) {
+                  if (System.nanoTime() - lastLog > TimeUnit.SECONDS.toNanos(10)) {
+                    LOG.info("{} not ready yet: {}", node.config().id(), why);
+                    lastLog = System.nanoTime();
+                  }
+                  Thread.sleep(READY_POLL_MILLIS);
+                  why = node.notReadyReason();
+                }
+              } catch (InterruptedException stopping) {
+                return;
+              }
+              LOG.info(
+                  "{} ready: caught up {} ms after the process started",
+                  node.config().id(),
+                  TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedAt));
+              System.out.println("ready " + ports);
+              System.out.flush();
+            },
+            "ready-watch");
+    watch.setDaemon(true);
+    watch.start();
+  }
+
+  /** How often the node checks whether it has caught up before it says "ready". */
+  private static final long READY_POLL_MILLIS = 50;
 
   private static void usage(String problem) {
     if (problem != null) {

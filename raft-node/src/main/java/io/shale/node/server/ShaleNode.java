@@ -39,6 +39,7 @@ import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.proto.RaftProtos.CommitInfoProto;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
@@ -283,9 +284,17 @@ public final class ShaleNode implements AutoCloseable {
     WriteAdmission admission =
         new WriteAdmission(replicas, this::currentVoters, config.raft().pressureMaxDelay());
     stateMachine.gateWritesOn(admission);
+    // Writes and linearizable reads that reach a follower go to the leader through this client's
+    // async API, so that a handler waits only until its call's deadline. A request its caller gave
+    // up on is still retried here (safe: request ids make a resend apply once) until the retry
+    // policy ends it, and holds one of the client's outstanding slots meanwhile: as many slots as
+    // the node admits requests, so abandoned ones cannot starve new ones.
+    RaftProperties forwarding = new RaftProperties(properties);
+    RaftClientConfigKeys.Async.setOutstandingRequestsMax(
+        forwarding, config.limits().maxInflightRequests());
     forwarder =
         RaftClient.newBuilder()
-            .setProperties(properties)
+            .setProperties(forwarding)
             .setRaftGroup(group)
             .setRetryPolicy(
                 RetryPolicies.retryUpToMaximumCountWithFixedSleep(
@@ -365,20 +374,41 @@ public final class ShaleNode implements AutoCloseable {
     ratisMetrics.refresh();
   }
 
-  /** Why this node is not ready to serve, or null when it is. */
+  /**
+   * Why this node is not ready to serve, or null when it is: ready means caught up, that is, a
+   * leader is known and this node has applied everything the leader had committed when it last told
+   * this node (Ratis passes the leader's commit index along with its appends). This node's own
+   * commit index is not enough: it never passes the end of its own log, so a restarted follower
+   * missing thousands of entries would call itself caught up after the first append.
+   */
   String notReadyReason() {
     try {
       RaftServer.Division d = server.getDivision(group.getGroupId());
       if (!d.getInfo().isAlive()) {
         return "Raft group " + d.getInfo().getLifeCycleState();
       }
-      if (d.getInfo().getLeaderId() == null) {
+      RaftPeerId leader = d.getInfo().getLeaderId();
+      if (leader == null) {
         return "no leader known";
       }
-      long committed = d.getRaftLog().getLastCommittedIndex();
+      long committed = -1;
+      if (d.getInfo().isLeader()) {
+        committed = d.getRaftLog().getLastCommittedIndex();
+      } else {
+        for (CommitInfoProto c : d.getCommitInfos()) {
+          if (RaftPeerId.valueOf(c.getServer().getId()).equals(leader)) {
+            committed = c.getCommitIndex();
+          }
+        }
+        if (committed < 0) {
+          // Known from the first append, which the leader sends before it has found where this
+          // node's log ends, and which carries no commit index until then.
+          return "the leader's (" + leader + ") commit index not known yet";
+        }
+      }
       long applied = d.getInfo().getLastAppliedIndex();
       if (applied < committed) {
-        return "applied index " + applied + " behind commit index " + committed;
+        return "applied index " + applied + " behind the leader's commit index " + committed;
       }
       return stateMachine.engine() == null ? "installing a snapshot" : null;
     } catch (IOException e) {
