@@ -32,6 +32,8 @@ final class ShaleTarget implements KvTarget {
   private final List<Process> started = new ArrayList<>();
   private final String[] api = new String[3];
   private final String[] raft = new String[3];
+  private final List<List<String>> commands = new ArrayList<>();
+  private int restarts;
 
   ShaleTarget(Path dir, String heap, int channelCount) throws Exception {
     this.dir = dir;
@@ -75,6 +77,7 @@ final class ShaleTarget implements KvTarget {
               "io.shale.node.server.NodeMain",
               "--config",
               config.toString()));
+      commands.add(command);
       started.add(processes.start(command, dir.resolve(ids[i] + ".log")));
     }
     for (int i = 0; i < 3; i++) {
@@ -98,6 +101,30 @@ final class ShaleTarget implements KvTarget {
   /** Whether every node process is still the one started (none died or was restarted). */
   boolean allAlive() {
     return started.stream().allMatch(Process::isAlive);
+  }
+
+  /** Kills node {@code i} (0 for n1) at once, as a crash would (SIGKILL), and waits for its end. */
+  void kill(int i) throws InterruptedException {
+    Process p = started.get(i);
+    p.destroyForcibly();
+    if (!p.waitFor(30, TimeUnit.SECONDS)) {
+      throw new IllegalStateException("node n" + (i + 1) + " did not die within 30 s");
+    }
+  }
+
+  /**
+   * Starts node {@code i} again on its data directory, its output in a new log file, which is
+   * returned; the process replaces the one {@link #allAlive} checks.
+   */
+  Path restart(int i) {
+    Path log = dir.resolve("n" + (i + 1) + "-restart-" + (++restarts) + ".log");
+    started.set(i, processes.start(commands.get(i), log));
+    return log;
+  }
+
+  /** Node {@code i}'s process now. */
+  Process process(int i) {
+    return started.get(i);
   }
 
   /** Each node's peak resident memory (VmHWM, KiB) as Linux reports it; -1 where unknown. */
