@@ -13,7 +13,9 @@ import io.shale.client.proto.KVGrpc;
 import io.shale.client.proto.KeyValue;
 import io.shale.client.proto.ListMembersRequest;
 import io.shale.client.proto.MembersResponse;
+import io.shale.client.proto.NodeStatus;
 import io.shale.client.proto.Op;
+import io.shale.client.proto.StatusRequest;
 import io.shale.node.transport.NodeChannels;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -99,6 +101,8 @@ class RestartIT {
                   return null;
                 }));
       }
+      // How far behind the follower already is (a quorum without it commits at full speed).
+      long[] lag = lagOf(api.get(leader), "n" + (follower + 1));
       cluster.kill(follower);
       long downFrom = System.nanoTime();
       long ackedAtKill = acknowledged.get();
@@ -137,12 +141,15 @@ class RestartIT {
 
       long held = size(dir.resolve("cluster").resolve("n" + (follower + 1)));
       System.out.printf(
-          "restart: n%d held %.0f MiB (loaded in %.1f s), down %.1f s while %d batches of %d KiB"
-              + " were written; after its start it was live in %d ms and ready (caught up with"
-              + " the leader) in %d ms (%d ms after its JVM started, by its own log)%n",
+          "restart: n%d held %.0f MiB (loaded in %.1f s), %d entries behind the leader's commit"
+              + " index %d when killed, down %.1f s while %d batches of %d KiB were written; after"
+              + " its start it was live in %d ms and ready (caught up with the leader) in %d ms (%d"
+              + " ms after its JVM started, by its own log)%n",
           follower + 1,
           held / 1048576.0,
           loadSeconds,
+          lag[1] - lag[0],
+          lag[1],
           downSeconds,
           ackedBehind,
           VALUE_BYTES * BATCH / 1024,
@@ -193,6 +200,29 @@ class RestartIT {
         }
         Thread.sleep(100); // throttled or a leader change: the request id makes a retry safe
       }
+    }
+  }
+
+  /** Node {@code id}'s applied index and the leader's commit index, as the leader reports them. */
+  private static long[] lagOf(String leaderApi, String id) {
+    ManagedChannel ch = NodeChannels.open(leaderApi);
+    try {
+      List<NodeStatus> nodes =
+          ClusterGrpc.newBlockingStub(ch)
+              .withDeadlineAfter(10, TimeUnit.SECONDS)
+              .status(StatusRequest.getDefaultInstance())
+              .getNodesList();
+      long applied = -1;
+      long committed = -1;
+      for (NodeStatus n : nodes) {
+        committed = Math.max(committed, n.getCommitIndex());
+        if (n.getMember().getId().equals(id)) {
+          applied = n.getAppliedIndex();
+        }
+      }
+      return new long[] {applied, committed};
+    } finally {
+      ch.shutdownNow();
     }
   }
 
