@@ -84,6 +84,14 @@ public final class ShaleStateMachine extends BaseStateMachine
   private final Object reloading = new Object();
 
   private final CommandApplier applier = new CommandApplier();
+
+  /**
+   * Entries Ratis handed over that the engine already held (0 when the restart mechanism works:
+   * Ratis starts after the engine's persisted index, reported as the latest snapshot).
+   */
+  private final java.util.concurrent.atomic.AtomicLong alreadyApplied =
+      new java.util.concurrent.atomic.AtomicLong();
+
   private final QueryHandler queries;
   private final TermTracker terms = new TermTracker();
   private final List<Consumer<String>> leaderChangeListeners = new CopyOnWriteArrayList<>();
@@ -201,6 +209,11 @@ public final class ShaleStateMachine extends BaseStateMachine
     leaderChangeListeners.forEach(l -> l.accept(newLeader.toString()));
   }
 
+  /** Entries handed over again that the engine already held, since this state machine started. */
+  public long entriesAlreadyApplied() {
+    return alreadyApplied.get();
+  }
+
   /**
    * The engine, for node-level operations (stats, compaction, pressure); null while a snapshot is
    * being swapped in.
@@ -291,6 +304,7 @@ public final class ShaleStateMachine extends BaseStateMachine
     Engine e = liveEngine();
     if (index <= e.lastAppliedIndex()) {
       // Already in the engine (replayed after a restart): never applied twice.
+      alreadyApplied.incrementAndGet();
       updateLastAppliedTermIndex(term, index);
       return CompletableFuture.completedFuture(Messages.of(new Reply.Written(index)));
     }
