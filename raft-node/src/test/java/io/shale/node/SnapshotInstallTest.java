@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.shale.client.proto.ClusterGrpc;
 import io.shale.client.proto.CompareAndSetRequest;
 import io.shale.client.proto.CompareAndSetResponse;
@@ -77,16 +76,9 @@ class SnapshotInstallTest {
   void aFollowerBehindThePurgedLogInstallsTheLeadersCheckpoint() throws Exception {
     try (LocalCluster cluster = new LocalCluster(dir, 3, ENGINE, RAFT)) {
       String leader = cluster.leader();
-      String follower =
-          cluster.running().stream()
-              .filter(n -> !n.equals(leader))
-              .reduce((a, b) -> b)
-              .orElseThrow();
-      ManagedChannel ch =
-          NettyChannelBuilder.forAddress("127.0.0.1", cluster.node(leader).apiPort())
-              .usePlaintext()
-              .build();
-      try {
+      String follower = aFollower(cluster, leader);
+      try (ApiChannels channels = new ApiChannels()) {
+        ManagedChannel ch = channels.to(cluster, leader);
         KVGrpc.KVBlockingStub kv = KVGrpc.newBlockingStub(ch);
         SnapshotFetcher.Result first = round(cluster, kv, ch, leader, follower, 1);
         assertThat(first.filesFetched()).isGreaterThan(0);
@@ -95,10 +87,15 @@ class SnapshotInstallTest {
         // the follower holds them under the same names and checksums, and does not fetch them.
         assertThat(second.filesReused()).as("files reused in the second install").isGreaterThan(0);
         assertThat(second.bytesReused()).isGreaterThan(0);
-      } finally {
-        ch.shutdownNow();
       }
     }
+  }
+
+  private static String aFollower(LocalCluster cluster, String leader) {
+    return cluster.running().stream()
+        .filter(n -> !n.equals(leader))
+        .reduce((a, b) -> b)
+        .orElseThrow();
   }
 
   private SnapshotFetcher.Result round(
@@ -183,17 +180,9 @@ class SnapshotInstallTest {
   void requestRecordsTravelWithTheCheckpoint() throws Exception {
     try (LocalCluster cluster = new LocalCluster(dir, 3, ENGINE, RAFT)) {
       String leader = cluster.leader();
-      String follower =
-          cluster.running().stream()
-              .filter(n -> !n.equals(leader))
-              .reduce((a, b) -> b)
-              .orElseThrow();
-      ManagedChannel ch =
-          NettyChannelBuilder.forAddress("127.0.0.1", cluster.node(leader).apiPort())
-              .usePlaintext()
-              .build();
-      ManagedChannel toFollower = null;
-      try {
+      String follower = aFollower(cluster, leader);
+      try (ApiChannels channels = new ApiChannels()) {
+        ManagedChannel ch = channels.to(cluster, leader);
         KVGrpc.KVBlockingStub kv = KVGrpc.newBlockingStub(ch);
         PutRequest put =
             PutRequest.newBuilder()
@@ -241,11 +230,7 @@ class SnapshotInstallTest {
           assertThat(System.nanoTime()).as("%s leads", follower).isLessThan(deadline);
           Thread.sleep(50);
         }
-        toFollower =
-            NettyChannelBuilder.forAddress("127.0.0.1", cluster.node(follower).apiPort())
-                .usePlaintext()
-                .build();
-        KVGrpc.KVBlockingStub atFollower = KVGrpc.newBlockingStub(toFollower);
+        KVGrpc.KVBlockingStub atFollower = KVGrpc.newBlockingStub(channels.to(cluster, follower));
         assertThat(atFollower.put(put).getHeader().getAppliedIndex())
             .isEqualTo(firstPut[0].getHeader().getAppliedIndex());
         CompareAndSetResponse again = atFollower.compareAndSet(cas);
@@ -254,11 +239,6 @@ class SnapshotInstallTest {
             .isEqualTo(firstCas[0].getHeader().getAppliedIndex());
         assertThat(cluster.node(follower).stateMachine().engine().get("rec/cas".getBytes(UTF_8)))
             .isEqualTo("later".getBytes(UTF_8));
-      } finally {
-        ch.shutdownNow();
-        if (toFollower != null) {
-          toFollower.shutdownNow();
-        }
       }
     }
   }
@@ -267,18 +247,15 @@ class SnapshotInstallTest {
    * What Ratis is told is the latest snapshot must be the checkpoint it took (where it purges the
    * log), not the engine's persisted index, which every later flush moves on: a leader looks up the
    * term of the entry before a follower's next index there, and when that lookup missed it told a
-   * follower that had just installed the checkpoint to install it again, for ever (nemesis,
-   * 2026-12-01). A restarted node reports the engine it opened.
+   * follower that had just installed the checkpoint to install it again, for ever. A restarted node
+   * reports the engine it opened.
    */
   @Test
   void theLatestSnapshotIsTheCheckpointNotTheLaterFlushes() throws Exception {
     try (LocalCluster cluster = new LocalCluster(dir, 3, ENGINE, RAFT)) {
       String leader = cluster.leader();
-      ManagedChannel ch =
-          NettyChannelBuilder.forAddress("127.0.0.1", cluster.node(leader).apiPort())
-              .usePlaintext()
-              .build();
-      try {
+      try (ApiChannels channels = new ApiChannels()) {
+        ManagedChannel ch = channels.to(cluster, leader);
         KVGrpc.KVBlockingStub kv = KVGrpc.newBlockingStub(ch);
         for (int i = 0; i < 30; i++) {
           kv.put(
@@ -305,8 +282,6 @@ class SnapshotInstallTest {
         assertThat(
                 cluster.node(leader).stateMachine().getLatestSnapshot().getTermIndex().getIndex())
             .isEqualTo(snapshot);
-      } finally {
-        ch.shutdownNow();
       }
       String other =
           cluster.running().stream().filter(n -> !n.equals(leader)).findFirst().orElseThrow();

@@ -54,7 +54,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * Hostile and careless clients against a real three-node cluster of separate JVMs with 512 MiB
  * heaps. After each attack: no node died, every refused request got a status naming its limit,
  * every acknowledged write reads back, and the replicas hold the same data. Sizes are short in CI;
- * {@code -Dshale.adversarial.keys=5000000 -Dshale.adversarial.puts=1000} is the long form.
+ * {@code -Dshale.adversarial.keys=5000000 -Dshale.adversarial.puts=1000 -Dit.heap=4g} is the long
+ * form (the test JVM holds a thousand requests in flight).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class AdversarialIT {
@@ -173,6 +174,7 @@ class AdversarialIT {
   @Order(1)
   void concurrentLargePutsAreAdmittedOrRefusedWithARetryAfterAndNoneIsLost() throws Exception {
     byte[] mib = new byte[1 << 20];
+    ByteString value = ByteString.copyFrom(mib); // one copy shared by every client thread
     Map<String, Integer> acked = new ConcurrentHashMap<>();
     AtomicInteger refused = new AtomicInteger();
     Histogram latency = new Histogram(3);
@@ -191,11 +193,7 @@ class AdversarialIT {
                   try {
                     kv(node)
                         .withDeadlineAfter(120, TimeUnit.SECONDS)
-                        .put(
-                            PutRequest.newBuilder()
-                                .setKey(s(key))
-                                .setValue(ByteString.copyFrom(mib))
-                                .build());
+                        .put(PutRequest.newBuilder().setKey(s(key)).setValue(value).build());
                     synchronized (latency) {
                       latency.recordValue(TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - t));
                     }

@@ -9,11 +9,14 @@ import io.grpc.stub.StreamObserver;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.shale.engine.concurrent.DaemonThreads;
 import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Runs the node's KV calls: admits each one against {@link InflightLimit} (refusing it at once,
@@ -71,6 +74,28 @@ public final class CallRunner implements AutoCloseable {
     return d == null
         ? TimeUnit.DAYS.toNanos(1)
         : Math.max(0, d.timeRemaining(TimeUnit.NANOSECONDS));
+  }
+
+  /**
+   * Waits for {@code reply} until the call's deadline. After it: DEADLINE_EXCEEDED, saying that a
+   * write ({@code isWrite}) may still apply, which its request id makes safe to retry.
+   */
+  static <T> T awaitWithinDeadline(CompletableFuture<T> reply, String what, boolean isWrite)
+      throws ExecutionException, StatusException {
+    try {
+      return reply.get(remainingNanos(), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw Status.CANCELLED.withDescription("interrupted").asException();
+    } catch (TimeoutException e) {
+      throw Status.DEADLINE_EXCEEDED
+          .withDescription(
+              "no reply to the "
+                  + what
+                  + " within the call's deadline"
+                  + (isWrite ? "; the write may still apply (retry with the same request id)" : ""))
+          .asException();
+    }
   }
 
   /**

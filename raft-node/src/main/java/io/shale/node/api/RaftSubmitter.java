@@ -1,6 +1,5 @@
 package io.shale.node.api;
 
-import io.grpc.Status;
 import io.grpc.StatusException;
 import io.shale.node.statemachine.Command;
 import io.shale.node.statemachine.CommandCodec;
@@ -9,11 +8,8 @@ import io.shale.node.statemachine.Query;
 import io.shale.node.statemachine.Reply;
 import io.shale.node.statemachine.ShaleStateMachine;
 import java.io.IOException;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.ClientId;
@@ -63,7 +59,7 @@ final class RaftSubmitter {
     RaftClientReply r = local(message, RaftClientRequest.writeRequestType());
     if (r == null) {
       try {
-        r = within(raft.async().send(message), "write");
+        r = CallRunner.awaitWithinDeadline(raft.async().send(message), "write", true);
       } catch (ExecutionException e) {
         // The client fails the future with a state machine's refusal rather than returning it.
         throw statuses.writeFailure(e.getCause() instanceof Exception x ? x : e);
@@ -94,7 +90,7 @@ final class RaftSubmitter {
     RaftClientReply r = local(m, RaftClientRequest.readRequestType());
     if (r == null) {
       try {
-        r = within(raft.async().sendReadOnly(m), "read");
+        r = CallRunner.awaitWithinDeadline(raft.async().sendReadOnly(m), "read", false);
       } catch (ExecutionException e) {
         throw StatusMapper.unavailable(
             "the read could not be served: " + e.getCause(), e.getCause());
@@ -105,27 +101,6 @@ final class RaftSubmitter {
           "the read could not be served: " + r.getException(), r.getException());
     }
     return Reply.decode(r.getMessage().getContent().toByteArray());
-  }
-
-  /** Waits for {@code reply} until the call's deadline; DEADLINE_EXCEEDED after it. */
-  private static RaftClientReply within(CompletableFuture<RaftClientReply> reply, String what)
-      throws ExecutionException, StatusException {
-    try {
-      return reply.get(CallRunner.remainingNanos(), TimeUnit.NANOSECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw Status.CANCELLED.withDescription("interrupted").asException();
-    } catch (TimeoutException e) {
-      throw Status.DEADLINE_EXCEEDED
-          .withDescription(
-              "no reply to the "
-                  + what
-                  + " within the call's deadline"
-                  + (what.equals("write")
-                      ? "; the write may still apply (retry with the same request id)"
-                      : ""))
-          .asException();
-    }
   }
 
   /**
@@ -151,9 +126,10 @@ final class RaftSubmitter {
     RaftClientReply r;
     try {
       r =
-          within(
+          CallRunner.awaitWithinDeadline(
               division.getRaftServer().submitClientRequestAsync(request),
-              type.isReadOnly() ? "read" : "write");
+              type.isReadOnly() ? "read" : "write",
+              !type.isReadOnly());
     } catch (ExecutionException | IOException e) {
       return null; // let the Ratis client (with its retry policy) handle it
     }

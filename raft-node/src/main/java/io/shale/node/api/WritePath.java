@@ -10,7 +10,6 @@ import io.shale.node.statemachine.Command;
 import io.shale.node.statemachine.Reply;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * The way of a write from the API to the log: it gets a request id (the client's, or one assigned
@@ -61,16 +60,7 @@ final class WritePath implements AutoCloseable {
         bytes += 8 + op.key().length + (op.isDelete() ? 0 : op.value().length);
       }
       try {
-        reply = groupCommit.submit(c, bytes).get(CallRunner.remainingNanos(), TimeUnit.NANOSECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw Status.CANCELLED.withDescription("interrupted").asException();
-      } catch (TimeoutException e) {
-        throw Status.DEADLINE_EXCEEDED
-            .withDescription(
-                "no reply within the call's deadline; the write may still apply (retry with the"
-                    + " same request id)")
-            .asException();
+        reply = CallRunner.awaitWithinDeadline(groupCommit.submit(c, bytes), "write", true);
       } catch (ExecutionException e) {
         if (e.getCause() instanceof StatusException s) {
           throw s;
