@@ -92,15 +92,12 @@ public final class ClusterAdmin {
    * new member has caught up: the answering node waits up to 30 s for the leader, so give such
    * calls a deadline above that (the client's default is 10 s).
    *
-   * <p>Refused at once (FAILED_PRECONDITION in the message) when the node does not answer as {@code
-   * m.id()} at its API address or nothing listens at its Raft address: staged, a member that never
-   * answers would block every other change for as long as writes go on.
-   *
-   * <p>One change at a time, as in etcd: while another is in progress (a new member still catching
-   * up) the change fails at once, FAILED_PRECONDITION in the message; ask again once {@link
-   * #members} shows the other one done. A change whose new member makes no progress (not running,
-   * or unreachable from the leader) fails FAILED_PRECONDITION naming that; one the leader did not
-   * answer within 30 s fails DEADLINE_EXCEEDED and may still take effect.
+   * <p>Fails at once, FAILED_PRECONDITION in the message, when the node does not answer as {@code
+   * m.id()} at its API address, nothing listens at its Raft address (staged, a member that never
+   * answers would block every other change), or another change is in progress (one at a time, as in
+   * etcd; ask again once {@link #members} shows it done). A change whose new member makes no
+   * progress fails FAILED_PRECONDITION naming that; one the leader did not answer within 30 s fails
+   * DEADLINE_EXCEEDED and may still take effect.
    */
   public CompletableFuture<Members> addMemberAsync(Member m) {
     AddMemberRequest req =

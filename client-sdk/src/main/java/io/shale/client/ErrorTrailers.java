@@ -3,22 +3,19 @@ package io.shale.client;
 import io.grpc.Metadata;
 
 /**
- * The trailers a node attaches to a failed call so that clients act on a reason rather than parse a
- * message: part of the API contract between the server and this SDK (the status description stays
- * written for people).
+ * The trailers a node attaches to a failed call, so that clients act on a reason rather than parse
+ * a message: part of the API contract between the server and this SDK.
  *
- * <ul>
- *   <li>{@link #ERROR}: {@code KEY_TOO_LARGE}, {@code VALUE_TOO_LARGE}, {@code
- *       TOO_MANY_OPERATIONS}, {@code SCAN_LIMIT_TOO_LARGE} or {@code REQUEST_REJECTED} (a committed
- *       write refused alike by every replica, e.g. a request id reused for another command)
- *       (INVALID_ARGUMENT), {@code INTERNAL} (INTERNAL, with an incident id in the node's log),
- *       {@code WRITE_THROTTLED} (RESOURCE_EXHAUSTED), {@code NO_LEADER} (UNAVAILABLE: the cluster
- *       has no leader the node can reach).
- *   <li>With {@code WRITE_THROTTLED}: {@link #THROTTLED_NODE} (the replica whose engine refused, or
- *       the leader for its own request queue), {@link #THROTTLE_CAUSE} ({@code L0_FILES}, {@code
- *       PENDING_COMPACTION_BYTES}, {@code MEMTABLES}, {@code RAFT_PENDING_REQUESTS}) and {@link
- *       #RETRY_AFTER_MS}.
- * </ul>
+ * <p>{@link #ERROR}, by status: INVALID_ARGUMENT {@code KEY_TOO_LARGE}, {@code VALUE_TOO_LARGE},
+ * {@code TOO_MANY_OPERATIONS}, {@code SCAN_LIMIT_TOO_LARGE}, {@code REQUEST_REJECTED} (a committed
+ * write every replica refused alike, e.g. a reused request id); INTERNAL {@code INTERNAL} (with an
+ * incident id in the node's log); RESOURCE_EXHAUSTED {@code WRITE_THROTTLED}; UNAVAILABLE {@code
+ * NO_LEADER} (no leader the node can reach).
+ *
+ * <p>With {@code WRITE_THROTTLED}: {@link #THROTTLED_NODE} (the replica whose engine refused, or
+ * the leader for its own request queue), {@link #THROTTLE_CAUSE} ({@code L0_FILES}, {@code
+ * PENDING_COMPACTION_BYTES}, {@code MEMTABLES}, {@code RAFT_PENDING_REQUESTS}), {@link
+ * #RETRY_AFTER_MS}.
  */
 public final class ErrorTrailers {
   public static final Metadata.Key<String> ERROR =

@@ -37,20 +37,17 @@ import java.util.function.Consumer;
 /**
  * The LSM storage engine: one directory, one writer at a time, any number of readers.
  *
- * <p>Durability contract: the engine has no write-ahead log (under Raft, the Raft log is one).
- * Every batch is tagged with a caller-supplied, strictly increasing index; a flush makes every
- * batch up to the flushed memtable's highest index durable and records that index, {@link
- * #persistedAppliedIndex()}, atomically with the new table. After a crash the engine reopens
- * holding exactly the batches up to that index.
+ * <p>Durability: no write-ahead log (under Raft, the Raft log is one). Every batch carries a
+ * caller-supplied, strictly increasing index; a flush makes the batches up to the memtable's
+ * highest index durable and records it ({@link #persistedAppliedIndex()}) atomically with the new
+ * table. After a crash the engine reopens holding exactly the batches up to that index.
  *
- * <p>Thread-safety: all methods are thread-safe. {@link #apply} calls are serialised (one batch at
- * a time); reads never block writes nor each other. Background work runs on one flush thread and
- * {@code [lsm.compaction] threads} compaction threads.
+ * <p>Thread-safe: {@link #apply} calls are serialised; reads never block writes nor each other.
+ * Background work runs on one flush thread and {@code [lsm.compaction] threads} compaction threads.
  *
- * <p>This class is the facade: memtables and the read state are {@link MemtableList}'s, point
- * lookups in tables {@link TableLookup}'s, scans {@link ScanBuilder}'s, background work {@link
- * BackgroundScheduler}'s (which runs {@link BackgroundJobs}), counts {@link EngineCounters}', file
- * deletion {@link ObsoleteFiles}', checkpoints {@link CheckpointWriter}'s.
+ * <p>A facade over {@link MemtableList} (memtables, read state), {@link TableLookup}, {@link
+ * ScanBuilder}, {@link BackgroundScheduler} and {@link BackgroundJobs}, {@link EngineCounters},
+ * {@link ObsoleteFiles} (file deletion) and {@link CheckpointWriter}.
  */
 public final class Engine implements ReadView, AutoCloseable {
   private final Path dir;

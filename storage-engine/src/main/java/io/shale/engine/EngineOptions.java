@@ -9,32 +9,19 @@ import io.shale.engine.sstable.Compression;
 import io.shale.engine.sstable.TableWriteOptions;
 
 /**
- * Everything an engine is opened with. Immutable; build from {@link #defaults()} with the {@code
- * with...} methods, or load from TOML with {@link io.shale.engine.config.EngineConfig}. Each value
- * is validated when its record is built, and the error names the TOML key. The defaults are the
- * seed's values ({@code ops/config/shale.toml} documents every key).
+ * Everything an engine is opened with; immutable. Build from {@link #defaults()} (the seed's
+ * values) with the {@code with...} methods, or load from TOML with {@link
+ * io.shale.engine.config.EngineConfig}; each value is validated when its record is built and the
+ * error names the TOML key ({@code ops/config/shale.toml} documents every key). The nested records
+ * are {@code [lsm.bloom]}, {@code [lsm.compaction]}, {@code [lsm.blob]}, {@code
+ * [lsm.write_pressure]} and {@code [lsm.compaction.budget]}.
  *
- * @param memtableSizeBytes {@code [lsm] memtable_size} (64 MiB): a memtable is sealed and flushed
- *     when it reaches this size. Larger means fewer level-0 files and more memory.
- * @param blockCacheBytes {@code [lsm] block_cache_size} (256 MiB): decoded data blocks kept in
- *     memory, counted in bytes, when tables are read without a mapping ({@code mmap_reads =
- *     false}).
- * @param maxOpenFiles {@code [lsm] max_open_files} (1000): tables kept open; blob files kept open
- *     are bounded at a quarter of it.
- * @param mmapReads {@code [lsm] mmap_reads} (false): read tables through a memory mapping; a point
- *     read then copies from the page cache without a system call, and the page cache replaces the
- *     block cache, which is faster while the data set fits in memory (see {@link
- *     io.shale.engine.sstable.TableReader}). Off by default because Shale's workloads do not fit: a
- *     page fault reads the device's whole read-ahead window around the page (Java cannot {@code
- *     madvise(MADV_RANDOM)}), so with a data set 3x memory the seed benchmark fell to 800 ops/s
- *     with mapped reads against about 5,000 with positional reads.
- * @param table {@code [lsm] block_size} (4 KiB), {@code block_restart_interval} (16), {@code
- *     compression} ("lz4")
- * @param bloom {@code [lsm.bloom]}
- * @param compaction {@code [lsm.compaction]}
- * @param blob {@code [lsm.blob]}
- * @param writePressure {@code [lsm.write_pressure]}
- * @param budget {@code [lsm.compaction.budget]}
+ * @param memtableSizeBytes {@code [lsm] memtable_size}: sealed and flushed at this size
+ * @param blockCacheBytes {@code [lsm] block_cache_size}: decoded blocks, used without mmap reads
+ * @param maxOpenFiles {@code [lsm] max_open_files}: tables kept open; blob files get a quarter
+ * @param mmapReads {@code [lsm] mmap_reads}: pays only while data fits in memory (a page fault
+ *     reads the device's read-ahead window); docs/benchmarks.md, "Cause, change, effect"
+ * @param table {@code [lsm] block_size}, {@code block_restart_interval}, {@code compression}
  */
 public record EngineOptions(
     long memtableSizeBytes,

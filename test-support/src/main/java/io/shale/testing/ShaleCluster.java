@@ -23,26 +23,19 @@ import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
- * A JUnit 5 extension that runs a real Shale cluster for a test: N nodes in the test's JVM, on free
- * loopback ports, with real Raft, real gRPC and real files in a temporary directory; it hands out
- * clients and removes everything afterwards.
+ * A JUnit 5 extension that runs a real Shale cluster for a test (N nodes in the test's JVM on free
+ * loopback ports, with real Raft, real gRPC and real files in a temporary directory), hands out
+ * clients and removes everything afterwards:
  *
  * <pre>{@code
- * class MyTest {
- *   @RegisterExtension
- *   static final ShaleCluster cluster = ShaleCluster.builder().nodes(3).build();
- *
- *   @Test
- *   void storesThings(ShaleClient client) {   // or cluster.client()
- *     client.put("k", "v");
- *   }
- * }
+ * @RegisterExtension static final ShaleCluster cluster = ShaleCluster.builder().nodes(3).build();
+ * @Test void storesThings(ShaleClient client) { client.put("k", "v"); } // or cluster.client()
  * }</pre>
  *
- * <p>In a {@code static} field the cluster lives for the whole class; in an instance field, one
- * cluster per test. Before the first test runs, a leader is elected. Tests may stop and start nodes
- * ({@link #stop}, {@link #start}) to exercise failover; {@link ShaleClient} parameters of test
- * methods receive {@link #client()}.
+ * <p>In a {@code static} field the cluster lives for the whole class; in an instance field, one per
+ * test. A leader is elected before the first test runs. Tests may {@link #stop} and {@link #start}
+ * nodes to exercise failover; {@link ShaleClient} parameters of test methods receive {@link
+ * #client()}.
  */
 public final class ShaleCluster
     implements BeforeAllCallback,

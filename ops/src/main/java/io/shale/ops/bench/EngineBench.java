@@ -43,44 +43,15 @@ import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteOptions;
 
 /**
- * Shale engine versus RocksDB (rocksdbjni), configured alike, in one JVM, on the same request
- * sequences.
+ * Shale engine versus RocksDB (rocksdbjni), configured alike (the constants below), in one JVM, on
+ * the same request sequences: fill (one key per write: a Shale {@code apply}, a RocksDB put with
+ * the WAL off), settle (flush, compact the whole range, wait), then gets of present keys, gets of
+ * absent keys and 100-entry scans, single-threaded.
  *
- * <p>Workloads, in this order:
- *
- * <ol>
- *   <li><b>fill</b>: {@code --keys} puts of distinct random 16-byte keys with 100-byte values, one
- *       key per write (Shale: one {@code WriteBatch} and one {@code apply} per put, indexes 1, 2,
- *       3, ...; RocksDB: one {@code put}, WAL disabled). Shale fills first, then RocksDB; each put
- *       is timed.
- *   <li><b>settle</b>, the same for both, right after each fill: flush, compact the whole key
- *       range, wait until no compaction runs or is due (Shale: {@code compactRange()} then {@code
- *       awaitCompactions()}; RocksDB: {@code flush(waitForFlush)}, {@code compactRange()}, then
- *       poll until no flush or compaction runs or is pending). Timed, not in the table.
- *   <li><b>get, present keys</b>: random keys from the fill; each value is checked.
- *   <li><b>get, absent keys</b>: random keys never written (must return null).
- *   <li><b>scan</b>: 100 entries forward from a random present key (keys and values read).
- * </ol>
- *
- * Each read workload runs {@code --seconds} per engine, single-threaded, split into {@code
- * --slices} slices that alternate between the engines (Shale, RocksDB, RocksDB, Shale, ...) so that
- * load from other processes on a shared machine falls on both alike. Before its first slice each
- * engine runs an unrecorded warm-up of {@code --warmup} seconds on its own request stream. Both
- * engines draw the same request sequence (same seeds); the faster one simply goes further along it.
- * {@code System.gc()} runs between engines.
- *
- * <p>Configuration (both engines): memtable 64 MiB with up to 2 more waiting for flush, block cache
- * 64 MiB, 4 KiB blocks with restarts every 16 keys, 10 bits/key Bloom filters on every level, the
- * same compression ({@code --compression}, LZ4 by default), level-0 compaction trigger 4, level-1
- * target 256 MiB growing 10x per level over 7 levels, 64 MiB files, one flush and one compaction
- * thread, 1000 open files, table reads through a memory mapping or not ({@code --mmap-reads}, on by
- * default here because this data set fits in memory; Shale's own default is off), no write-ahead
- * log.
- *
- * <p>Keys are 16 bytes: two 64-bit mixes of the key number (a bijection, so keys are distinct;
- * absent keys are numbers at or above {@code --keys}). Values are 100 bytes: the key number, then a
- * slice of a fixed buffer in which every 16-byte segment either repeats the previous one or is
- * random (LZ4 shrinks such values by about a third).
+ * <p>Fairness: both engines draw the same requests (same seeds); each read workload is split into
+ * slices alternating Shale, RocksDB, RocksDB, Shale, ... so that load from other processes falls on
+ * both alike, after an unrecorded warm-up per engine. Workloads, timing and the configuration
+ * table: docs/benchmarks.md, section "The engine micro-benchmark".
  */
 public final class EngineBench {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(EngineBench.class);

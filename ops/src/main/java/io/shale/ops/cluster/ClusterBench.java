@@ -24,22 +24,12 @@ import org.HdrHistogram.Histogram;
 /**
  * Shale (3 nodes) against etcd 3.4 (3 members), both as processes on this machine with their data
  * on the same disk, through the same closed-loop harness: for each value size and each concurrency,
- * {@code --seconds} of puts (random keys out of {@link #KEYS}, so values are overwritten as the run
- * goes) and then {@code --seconds} of linearizable gets of keys loaded beforehand, each call timed
- * into an HdrHistogram after {@code --warmup-seconds}. Before the first cell each system gets
- * {@code --jit-warmup-seconds} of unmeasured puts and gets of every size at concurrency 16 (Shale's
- * JVMs compile their hot paths meanwhile). Clients call the leader of each cluster. Shale runs
- * first with all its cells, then etcd with the same cells.
- *
- * <pre>
- *   ops/bin/cluster-bench [--seconds 10] [--warmup-seconds 2] [--jit-warmup-seconds 60]
- *                         [--sizes 256,16384,65536]
- *                         [--concurrency 1,16,128] [--systems shale,etcd] [--dir DIR]
- *                         [--out docs/cluster-bench] [--quick]
- * </pre>
- *
- * Writes OUT.md (the table: throughput, P50 and P99 of each system, and Shale / etcd ratios) and
- * OUT.csv.
+ * {@code --seconds} of puts (random keys out of {@link #KEYS}, so values are overwritten) and then
+ * {@code --seconds} of linearizable gets of keys loaded beforehand, each call timed into an
+ * HdrHistogram after {@code --warmup-seconds}. Each system first gets {@code --jit-warmup-seconds}
+ * of unmeasured puts and gets; clients call the leader; Shale runs all its cells, then etcd. Writes
+ * OUT.md (throughput, P50, P99, Shale / etcd ratios) and OUT.csv; options: {@code --help}. Method:
+ * docs/benchmarks.md, section "The cluster benchmark".
  */
 public final class ClusterBench {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ClusterBench.class);

@@ -25,45 +25,16 @@ import java.util.stream.Stream;
 import org.HdrHistogram.Histogram;
 
 /**
- * Loads a few hundred MiB into a fresh engine, checks that it reads back, times reads, and prints
- * what the engine did.
+ * Loads a few hundred MiB ({@code --mib}, default 300) into a fresh engine, one key per {@link
+ * WriteBatch} and one {@code apply} per batch with indexes 1, 2, 3, ... (as the Raft state machine
+ * does), settles it ({@code flush()}, {@code awaitCompactions()}), checks that everything reads
+ * back, times point reads and scans, and prints what the engine did (levels, Bloom filter memory,
+ * flushes, compactions, block cache hit rate).
  *
- * <p>Steps:
- *
- * <ol>
- *   <li>Load {@code --mib} MiB (default 300) of user data (key bytes + value bytes), one key per
- *       {@link WriteBatch} and one {@code apply} per batch with index 1, 2, 3, ... (what the Raft
- *       state machine does). Keys arrive in random order. Progress every second.
- *   <li>{@code flush()}, then {@code awaitCompactions()} so that the tree settles.
- *   <li>Verify: a random sample of keys (full value comparison), absent keys, a 1000-key scan whose
- *       every entry is checked, and a keys-only scan of everything (count and order). Any mismatch
- *       stops the demo with exit status 1 and keeps the directory for inspection.
- *   <li>Point reads of present keys, of absent keys, and 100-key scans from random present keys,
- *       {@code --read-seconds} each (default 2), single-threaded; counts and p50/p99.
- *   <li>Levels (files, bytes, Bloom filter memory and bits per key), flushes, compactions, bytes
- *       compaction read and wrote, block cache hit rate.
- * </ol>
- *
- * <p>Engine options are sized down from the defaults so that a few hundred MiB spread over several
- * levels: memtable 16 MiB, level-1 target 64 MiB (level 2: 640 MiB), files cut at 16 MiB, block
- * cache 32 MiB, the default per-level Bloom policy (16/14/12/10 bits per key).
- *
- * <p>Keys: {@code "key-"} followed by 16 hex digits of a bijective 64-bit mix of the key number
- * {@code i}, so they are unique (20 bytes each) and arrive in random order; absent keys are the
- * same function of numbers at or above the loaded count.
- *
- * <p>Value sizes (a pure function of {@code i}, so the demo can recompute what it expects):
- *
- * <ul>
- *   <li>75%: uniform in [100 B, 512 B)
- *   <li>23%: uniform in [512 B, 2 KiB)
- *   <li>2%: log-uniform in [2 KiB, 64 KiB] (the tail)
- * </ul>
- *
- * Mean about 890 B, so 300 MiB is about 350,000 keys; the tail is 2% of the keys but about 40% of
- * the bytes. Value bytes are a slice of a fixed buffer in which every 16-byte segment either
- * repeats the previous one or is random, about half and half, so LZ4 saves roughly a third to a
- * half; the first 8 bytes of each value hold {@code i}.
+ * <p>Keys and values are pure functions of the key number ({@code key(i)}, {@code value(i)}), so
+ * the demo can recompute what it expects; absent keys are numbers at or above the loaded count. Any
+ * mismatch stops the demo with exit status 1 and keeps the directory for inspection. Engine options
+ * ({@code demoOptions()}) are sized down so that a few hundred MiB spread over several levels.
  */
 public final class EngineDemo {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(EngineDemo.class);

@@ -4,20 +4,18 @@ import java.util.SplittableRandom;
 
 /**
  * The seed's request stream over {@code initialKeys} loaded keys, deterministic for a seed (so
- * every engine of one run sees the same requests):
+ * every engine of one run sees the same requests). Not thread-safe.
  *
  * <ul>
- *   <li>80% point reads: 90% of them zipfian over all keys (theta 0.99, ranks scrambled over the
- *       key space), 10% uniform inside the hot ranges (to measure tables touched there);
+ *   <li>80% point reads: 90% zipfian over all keys (theta 0.99, ranks scrambled over the key
+ *       space), 10% uniform inside the hot ranges (to measure tables touched there);
  *   <li>15% range scans of 10 to 100 keys (uniform length) from a zipfian start key;
  *   <li>5% writes: 60% overwrites of a zipfian key, 15% inserts of new keys (appended to the key
- *       space), 25% deletes, all of them uniform inside the hot ranges.
+ *       space), 25% deletes of a uniform key inside the hot ranges.
  * </ul>
  *
- * The hot ranges are {@link #HOT_RANGES} contiguous runs of keys, each 0.5% of the initial key
- * space; deletes land only there, so the tables covering them accumulate tombstones (the seed's hot
- * tables reached about 40%). Keys are {@code user} plus 12 decimal digits, so key order is
- * key-number order and a hot range is contiguous on disk. Not thread-safe.
+ * Deletes land only in the {@link #HOT_RANGES} hot ranges (runs of keys, each 0.5% of the key
+ * space), so their tables gather tombstones; keys sort in key-number order ({@link #key}).
  */
 public final class SeedWorkload {
   public static final int HOT_RANGES = 4;

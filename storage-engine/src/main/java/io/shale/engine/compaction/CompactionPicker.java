@@ -10,27 +10,17 @@ import java.util.Set;
 
 /**
  * Chooses the next compaction: every eligible file is scored ({@link CompactionScore}) and the
- * highest-scoring one whose inputs are free is taken.
+ * highest-scoring one whose inputs are free is taken. Level 0 is one candidate (its files overlap,
+ * so they are compacted together).
  *
- * <p>The seed's score says which file is most worth compacting, not what compacting it costs. A
- * small file of a sparse level can overlap far more of the next level than the level multiplier (a
- * level-1 file holding 1 MiB of keys spread over the whole key space overlaps all of level 2): on
- * the seed benchmark such compactions wrote 33x to 128x their input, and two thirds of all
- * compaction bytes were tombstone-triggered ones of that kind. So within a level each file's score
- * is scaled by its cost relative to the level's cheapest file: (1 + overlap / size) of the cheapest
- * over its own. The seed's factors still decide between files of similar cost (a file with 40%
- * tombstones, factor 2.2, goes first unless it costs more than 2.2 times the cheapest), and the
- * level's size pressure still decides between levels (RocksDB picks the level by pressure, then the
- * file by overlap ratio alone).
+ * <p>The score sees benefit, not cost, so: within a level each file's score is scaled by the
+ * cheapest file's cost over its own, cost being {@code 1 + overlap / size}; the seed's factors then
+ * decide between files of similar cost and size pressure between levels. A file eligible only for
+ * its tombstones (level under target) is compacted only when the compaction drops them (its output
+ * level is the last holding keys of its range) and rewrites at most {@code level_multiplier} times
+ * its size. Rationale: docs/ARCHITECTURE.md, section "Compaction"; figures: docs/benchmarks.md.
  *
- * <p>A file that only its tombstones make eligible (its level is under target) is compacted only
- * where that pays: when the compaction drops them, i.e. its output level is the last one holding
- * keys of its range, and when it rewrites at most {@code level_multiplier} times its size there.
- * Moving tombstones one level down drops nothing; on the seed benchmark such compactions were more
- * than half of all compaction bytes. Higher up, the tombstone factor still orders the files of a
- * level that is over target, so the densest go down first. Level 0 is one candidate (its files
- * overlap, so they are compacted together). Stateless and thread-safe; the caller passes what is
- * running.
+ * <p>Stateless and thread-safe; the caller passes what is running.
  */
 public final class CompactionPicker {
   private final CompactionOptions options;

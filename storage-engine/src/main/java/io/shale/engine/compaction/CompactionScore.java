@@ -1,26 +1,15 @@
 package io.shale.engine.compaction;
 
 /**
- * The seed's priority score of a candidate file:
+ * The seed's priority score of a candidate file: {@code size_pressure * tombstone_factor *
+ * age_factor}, with {@code tombstone_factor = 1 + tombstoneWeight * min(tombstone_ratio, 1)} and
+ * {@code age_factor = 1 + ageWeight * min(age_days, ageCapDays)}. {@code size_pressure} is the
+ * level's bytes over its target (level 0: its file count over the trigger).
  *
- * <pre>
- *   score = size_pressure * (1 + tombstone_weight * min(tombstone_ratio, 1))
- *                         * (1 + age_weight * min(age_days, age_cap_days))
- * </pre>
- *
- * with the defaults {@code tombstone_weight = 3}, {@code age_weight = 0.5}, {@code age_cap_days =
- * 2}. {@code size_pressure} is the candidate's level measured against its target: level bytes /
- * target bytes for levels 1 and deeper, file count / compaction trigger for level 0.
- *
- * <p>Why: a level over target must shrink, but among its files the one dense with tombstones frees
- * the most space and read amplification per byte rewritten (reads stop probing dead keys), and an
- * old file has had the longest to accumulate shadowed versions. A file is eligible when {@code
- * size_pressure * tombstone_factor >= 1}: age orders candidates but never triggers a compaction
- * alone (otherwise every old file of a half-full level would be rewritten every day). A file made
- * eligible by its tombstones alone (its level under target) is also held back while its compaction
- * would rewrite more than {@code level_multiplier} times its size of the next level ({@link
- * CompactionPicker}): dropping its tombstones is then not worth the I/O. Level 0 is compacted at
- * its file-count trigger only (its candidates' scores still carry both factors).
+ * <p>Why: a tombstone-dense file frees the most per byte rewritten, an old one holds the most
+ * shadowed versions. A file is eligible only when {@code size_pressure * tombstone_factor >= 1}:
+ * age orders but never triggers (else every old file of a half-full level would be rewritten
+ * daily). Cost rules: {@link CompactionPicker}; docs/ARCHITECTURE.md, section "Compaction".
  *
  * @param tombstoneWeight weight of the tombstone ratio; 0 turns the factor off
  * @param ageWeight weight of the age in days; 0 turns the factor off

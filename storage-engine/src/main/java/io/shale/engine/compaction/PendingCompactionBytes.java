@@ -4,23 +4,18 @@ import io.shale.engine.version.Version;
 
 /**
  * An estimate of the bytes compaction must still rewrite to bring every level under its target, the
- * signal of {@code soft/hard_pending_compaction_bytes_limit}.
- *
- * <p>How it is computed, level by level from the top:
+ * signal of {@code soft/hard_pending_compaction_bytes_limit}. From the top, level by level:
  *
  * <ul>
- *   <li>Level 0, when it holds at least the compaction trigger's number of files: all of level 0
- *       plus all of level 1 (a level-0 compaction merges its files with the level-1 files they
- *       overlap, and level-0 files usually span the key space). Level 0's bytes then count as moved
- *       into level 1.
- *   <li>Level L >= 1 whose size S (including what the levels above will push into it) exceeds its
- *       target T: the excess E = S - T moves to level L+1, and merging it rewrites E itself plus
- *       the part of level L+1 it overlaps, estimated as E * size(L+1) / S. So the level adds {@code
- *       E * (1 + size(L+1) / S)}, and E is carried into level L+1's size.
+ *   <li>Level 0 at or over its compaction trigger: all of level 0 plus all of level 1 (level-0
+ *       files usually span the key space); level 0's bytes are carried into level 1.
+ *   <li>Level L >= 1 whose size S (with what is carried into it) exceeds its target T: the excess E
+ *       = S - T moves down and rewrites itself plus the fraction E / S of level L+1 (the part it
+ *       overlaps), so the level adds {@code E * (1 + size(L+1) / S)}; E is carried on.
  * </ul>
  *
- * The last level never moves down. The estimate uses only file sizes, so it is cheap enough to
- * recompute after every flush and compaction.
+ * The last level never moves down. File sizes only, so cheap enough to recompute after every flush
+ * and compaction.
  */
 public final class PendingCompactionBytes {
   private PendingCompactionBytes() {}

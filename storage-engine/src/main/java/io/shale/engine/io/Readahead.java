@@ -7,18 +7,14 @@ import java.io.IOException;
  * blob pointers, a compaction's inputs). A read the buffer does not hold is <em>random</em> unless
  * it starts at or shortly after where the previous read of the same file ended; a random read
  * fetches exactly its own bytes. From the third sequential read in a row (as RocksDB's automatic
- * read-ahead), a read fetches a window that starts at {@code initialBytes} and doubles, read after
- * read, up to {@code maxBytes}: a short scan that reads one or two blocks of a table allocates no
- * buffer at all (with sixteen scanning threads over twenty tables, buffers opened at the second
- * read ran a 128 MiB heap out of memory).
+ * read-ahead), a read fetches a window that starts at {@code initialBytes} and doubles up to {@code
+ * maxBytes}, so a short scan of one or two blocks allocates no buffer (many of those exhaust the
+ * heap). A {@link #fixed} window treats every read as sequential (compaction reads whole files).
  *
- * <p>Why adaptive: on a data set larger than memory, reading ahead for a read that turns out to be
- * random costs a disk read of the whole window and evicts the page cache others need (a fixed 256
- * KiB blob read-ahead made the seed benchmark's short scans read about 1 MiB each); a walk that is
- * sequential pays for a few small reads before the window is large. A {@link #fixed} window treats
- * every read as sequential (compaction, which reads whole files forward).
- *
- * <p>Not thread-safe: one per reader.
+ * <p>Why adaptive: on data larger than memory, reading ahead for a random read costs a disk read of
+ * the whole window and evicts pages others need; a sequential walk pays only a few small reads
+ * before its window is large. Figures: docs/benchmarks.md, "Cause, change, effect". Not
+ * thread-safe: one per reader.
  */
 public final class Readahead {
   /**

@@ -8,19 +8,16 @@ import java.util.function.DoubleSupplier;
  * A token bucket over the bytes background work writes. Compaction and blob GC call {@link
  * #acquire} for every chunk they write and are slowed to the configured rate; flushes call {@link
  * #record} (counted, never held back: a starved flush is how writes reach a memtable stop).
+ * Thread-safe.
  *
- * <p>Why writes only: compaction reads about what it writes, mostly from the page cache, and paces
- * its reads by its writes; metering writes makes the configured rate the rate the device sees
- * written, which is what the seed's team wanted to cap in business hours (RocksDB's rate limiter
- * makes the same default choice).
+ * <p>Writes only: compaction reads about what it writes and paces its reads by its writes, so the
+ * configured rate is the rate the device sees written (RocksDB's rate limiter's default too).
  *
  * <p>Relaxation: with {@code p} the state's fraction of the way to a slowdown threshold (the larger
  * of level-0 files / {@code level0_slowdown_writes_trigger} and pending compaction bytes / {@code
- * soft_pending_compaction_bytes_limit}), the limit is the configured one while {@code p <= 0.5},
- * multiplied by {@code 1 / (2 * (1 - p))} between 0.5 and 0.95 (2x at 0.75, 5x at 0.9), and lifted
- * entirely from 0.95 on. The budget therefore cannot be what drives writes into a delay or a stop.
- *
- * <p>Thread-safe.
+ * soft_pending_compaction_bytes_limit}), the limit is multiplied by {@code 1 / (2 * (1 - p))} for
+ * {@code 0.5 < p < 0.95} and lifted from 0.95 on, so the budget cannot drive writes into a delay or
+ * a stop.
  */
 public final class IoBudget {
   private static final double BURST_SECONDS = 0.05;

@@ -3,20 +3,18 @@ package io.shale.engine.pressure;
 import java.time.Duration;
 
 /**
- * {@code [lsm.write_pressure]}, with the seed's values as defaults.
+ * {@code [lsm.write_pressure]}; {@link #DEFAULT} holds the seed's values.
  *
  * @param enabled false turns delays and rejections off (the seed's "before"); sealed memtables are
  *     still bounded, by blocking the writer, so memory cannot grow without limit
- * @param level0SlowdownWritesTrigger level-0 files at which writes start to be delayed (20)
- * @param level0StopWritesTrigger level-0 files at which writes are refused (36)
- * @param softPendingCompactionBytesLimit pending compaction bytes at which writes are delayed (64
- *     GiB)
- * @param hardPendingCompactionBytesLimit pending compaction bytes at which writes are refused (256
- *     GiB)
- * @param maxImmutableMemtables sealed memtables waiting for flush at which writes are refused (4);
- *     one less delays them. Bounds memory when flushes fall behind.
- * @param maxDelay the delay just below a stop threshold (100 ms); delays grow linearly from 1 ms at
- *     the slowdown threshold to this
+ * @param level0SlowdownWritesTrigger level-0 files at which writes start to be delayed
+ * @param level0StopWritesTrigger level-0 files at which writes are refused
+ * @param softPendingCompactionBytesLimit pending compaction bytes at which writes are delayed
+ * @param hardPendingCompactionBytesLimit pending compaction bytes at which writes are refused
+ * @param maxImmutableMemtables sealed memtables waiting for flush at which writes are refused; one
+ *     less delays them. Bounds memory when flushes fall behind.
+ * @param maxDelay the delay just below a stop threshold; delays grow linearly from 1 ms at the
+ *     slowdown threshold to this
  */
 public record WritePressureOptions(
     boolean enabled,
