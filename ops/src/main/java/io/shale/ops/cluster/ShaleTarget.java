@@ -77,6 +77,10 @@ final class ShaleTarget implements KvTarget {
               "io.shale.node.server.NodeMain",
               "--config",
               config.toString()));
+      String args = System.getenv("SHALE_NODE_ARGS"); // e.g. --set raft.key=value, for A/B runs
+      if (args != null && !args.isBlank()) {
+        command.addAll(List.of(args.trim().split("\\s+")));
+      }
       commands.add(command);
       started.add(processes.start(command, dir.resolve(ids[i] + ".log")));
     }

@@ -84,6 +84,8 @@ public record NodeConfig(
    * @param checkpointLease a snapshot transfer's pin on a checkpoint lapses after this long unused
    * @param pressureMaxDelay the longest a write is delayed for slow replicas while a quorum can
    *     take writes
+   * @param followerRetryMaxWait the longest a leader waits before trying again to reach a follower
+   *     whose appends keep failing (down, restarting, or refusing them as out of order)
    */
   public record RaftSettings(
       Duration electionTimeout,
@@ -101,7 +103,8 @@ public record NodeConfig(
       Duration snapshotReloadWait,
       Duration snapshotInstallSettle,
       Duration checkpointLease,
-      Duration pressureMaxDelay) {
+      Duration pressureMaxDelay,
+      Duration followerRetryMaxWait) {
     /** The consensus settings with every later knob at its default. */
     public RaftSettings(
         Duration electionTimeout,
@@ -128,7 +131,8 @@ public record NodeConfig(
           Duration.ofSeconds(60),
           Duration.ofMillis(200),
           Duration.ofSeconds(120),
-          Duration.ofMillis(100));
+          Duration.ofMillis(100),
+          Duration.ofMillis(500));
     }
 
     public static RaftSettings defaults() {
@@ -201,7 +205,8 @@ public record NodeConfig(
               "group_commit_max_bytes",
               "snapshot_reload_wait",
               "snapshot_install_settle",
-              "checkpoint_lease"),
+              "checkpoint_lease",
+              "follower_retry_max_wait"),
           "limits",
           List.of(
               "max_key_size",
@@ -284,7 +289,8 @@ public record NodeConfig(
             v.duration("raft.snapshot_reload_wait", d.snapshotReloadWait()),
             v.duration("raft.snapshot_install_settle", d.snapshotInstallSettle()),
             v.duration("raft.checkpoint_lease", d.checkpointLease()),
-            v.duration("raft.pressure_max_delay", d.pressureMaxDelay()));
+            v.duration("raft.pressure_max_delay", d.pressureMaxDelay()),
+            v.duration("raft.follower_retry_max_wait", d.followerRetryMaxWait()));
     Limits dl = Limits.defaults();
     long maxKey = v.size("limits.max_key_size", dl.maxKeyBytes());
     long maxValue = v.size("limits.max_value_size", dl.maxValueBytes());

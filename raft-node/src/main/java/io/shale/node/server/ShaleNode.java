@@ -29,6 +29,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -123,6 +124,8 @@ public final class ShaleNode implements AutoCloseable {
     // resends the difference and the follower stays behind for good (FollowerAppendTest).
     // Without it each request is appended in order.
     RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(p, false);
+    RaftServerConfigKeys.Log.Appender.setRetryPolicy(
+        p, followerRetryPolicy(s.followerRetryMaxWait()));
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, s.snapshotEveryEntries());
     RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(s.logSegmentSize()));
@@ -140,6 +143,19 @@ public final class ShaleNode implements AutoCloseable {
     RaftServerConfigKeys.Log.setWriteBufferSize(
         p, SizeInBytes.valueOf(Math.max(8L << 20, largestEntry + 1024)));
     return p;
+  }
+
+  /**
+   * The leader's waits between attempts to reach a failing follower: ten quick retries, ten at a
+   * tenth of {@code max}, then {@code max} for good. Ratis's default ("1ms,10, 1s,20, 5s,1000")
+   * reaches 5 s after about 30 failures, which a follower down for ten seconds already has: once
+   * back it got neither appends nor heartbeats for 5 s at a time, knew no leader and stalled
+   * (RestartIT; LeaderRetryPolicyTest).
+   */
+  static String followerRetryPolicy(Duration max) {
+    long maxMs = Math.max(1, max.toMillis());
+    long midMs = Math.max(1, maxMs / 10);
+    return "1ms,10, " + midMs + "ms,10, " + maxMs + "ms," + Integer.MAX_VALUE;
   }
 
   private final NodeConfig config;
