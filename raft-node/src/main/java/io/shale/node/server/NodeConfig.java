@@ -84,6 +84,8 @@ public record NodeConfig(
    * @param checkpointLease a snapshot transfer's pin on a checkpoint lapses after this long unused
    * @param pressureMaxDelay the longest a write is delayed for slow replicas while a quorum can
    *     take writes
+   * @param snapshotEveryBytes also take a snapshot once the Raft log segments on disk exceed this
+   *     many bytes, so that the log (which a restart reads again) stays bounded
    * @param followerRetryMaxWait the longest a leader waits before trying again to reach a follower
    *     whose appends keep failing (down, restarting, or refusing them as out of order)
    */
@@ -104,7 +106,8 @@ public record NodeConfig(
       Duration snapshotInstallSettle,
       Duration checkpointLease,
       Duration pressureMaxDelay,
-      Duration followerRetryMaxWait) {
+      Duration followerRetryMaxWait,
+      long snapshotEveryBytes) {
     /** The consensus settings with every later knob at its default. */
     public RaftSettings(
         Duration electionTimeout,
@@ -132,7 +135,8 @@ public record NodeConfig(
           Duration.ofMillis(200),
           Duration.ofSeconds(120),
           Duration.ofMillis(100),
-          Duration.ofMillis(500));
+          Duration.ofMillis(500),
+          256L << 20);
     }
 
     public static RaftSettings defaults() {
@@ -206,7 +210,8 @@ public record NodeConfig(
               "snapshot_reload_wait",
               "snapshot_install_settle",
               "checkpoint_lease",
-              "follower_retry_max_wait"),
+              "follower_retry_max_wait",
+              "snapshot_every_bytes"),
           "limits",
           List.of(
               "max_key_size",
@@ -290,7 +295,8 @@ public record NodeConfig(
             v.duration("raft.snapshot_install_settle", d.snapshotInstallSettle()),
             v.duration("raft.checkpoint_lease", d.checkpointLease()),
             v.duration("raft.pressure_max_delay", d.pressureMaxDelay()),
-            v.duration("raft.follower_retry_max_wait", d.followerRetryMaxWait()));
+            v.duration("raft.follower_retry_max_wait", d.followerRetryMaxWait()),
+            v.size("raft.snapshot_every_bytes", d.snapshotEveryBytes()));
     Limits dl = Limits.defaults();
     long maxKey = v.size("limits.max_key_size", dl.maxKeyBytes());
     long maxValue = v.size("limits.max_value_size", dl.maxValueBytes());

@@ -22,6 +22,7 @@ import io.shale.node.pressure.ReplicaPressure;
 import io.shale.node.pressure.WriteAdmission;
 import io.shale.node.ratis.LeftoverSenders;
 import io.shale.node.ratis.RaftRecipientCheck;
+import io.shale.node.snapshot.LogSizeSnapshots;
 import io.shale.node.snapshot.SnapshotTransferService;
 import io.shale.node.statemachine.ShaleStateMachine;
 import java.io.IOException;
@@ -165,6 +166,7 @@ public final class ShaleNode implements AutoCloseable {
   private final RaftGroup group;
   private final RaftProperties properties;
   private PressurePoller poller;
+  private LogSizeSnapshots logSizeSnapshots;
   private RaftClient forwarder;
   private PeerChannels peerChannels;
   private Server api;
@@ -381,6 +383,16 @@ public final class ShaleNode implements AutoCloseable {
                         API_THREADS, DaemonThreads.numbered(config.id() + "-api-")))
             .build()
             .start();
+    logSizeSnapshots =
+        new LogSizeSnapshots(
+            server,
+            group.getGroupId(),
+            config.dataDir().resolve("raft"),
+            config.raft().snapshotEveryBytes(),
+            config.raft().purgeGap(),
+            config.raft().adminTimeout(),
+            () -> division.getInfo().getLastAppliedIndex(),
+            registry);
     poller =
         new PressurePoller(
             config.id(),
@@ -508,6 +520,10 @@ public final class ShaleNode implements AutoCloseable {
     if (forwarder != null) {
       forwarder.close();
       forwarder = null;
+    }
+    if (logSizeSnapshots != null) {
+      logSizeSnapshots.close();
+      logSizeSnapshots = null;
     }
     if (poller != null) {
       poller.close();

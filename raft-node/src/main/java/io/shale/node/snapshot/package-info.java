@@ -11,6 +11,8 @@
  * that replaces the engine directory atomically ({@link io.shale.node.snapshot.StagedInstall}) when
  * Ratis reloads the state machine. How the follower gets through Ratis's hand-off (reload only on a
  * leader's next notification) whatever the leaders do meanwhile: {@link
- * io.shale.node.snapshot.LeaderWatch} and {@link io.shale.node.snapshot.InstallHandoff}.
+ * io.shale.node.snapshot.LeaderWatch} and {@link io.shale.node.snapshot.InstallHandoff}. Besides
+ * Ratis's trigger by entry count, {@link io.shale.node.snapshot.LogSizeSnapshots} takes one when
+ * the log outgrows its byte bound.
  */
 package io.shale.node.snapshot;

@@ -1,0 +1,156 @@
+package io.shale.node.snapshot;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.shale.engine.concurrent.DaemonThreads;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import java.util.stream.Stream;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.SnapshotManagementRequest;
+import org.apache.ratis.server.RaftServer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Takes a snapshot when this node's Raft log segments on disk exceed {@code maxLogBytes}, so that
+ * Ratis purges them. Ratis triggers snapshots by entry count only, and entries range from a few
+ * bytes to 17 MiB; without a byte bound the log grows with the data, and a restart reads all of it
+ * again although the engine holds every entry in it (RestartIT's 1 GiB form: 4 s of a 12 s start).
+ *
+ * <p>Each node decides for itself, as with Ratis's own trigger: a snapshot is local (an engine
+ * checkpoint) and changes no replicated state. One request at a time; none while nothing was
+ * applied since the last, and none before {@code minEntries} entries past the last snapshot: a
+ * purge needs the snapshot to move the purge gap past the last one, and a snapshot the log is not
+ * purged up to would be taken again every period, each one a flush.
+ */
+public final class LogSizeSnapshots implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(LogSizeSnapshots.class);
+  private static final long CHECK_EVERY_MS = 1_000;
+
+  private final RaftServer server;
+  private final RaftGroupId group;
+  private final Path logDir;
+  private final long maxLogBytes;
+  private final long minEntries;
+  private final Duration timeout;
+  private final LongSupplier appliedIndex;
+  private final Counter taken;
+  private final ClientId clientId = ClientId.randomId();
+  private final AtomicLong callIds = new AtomicLong();
+  private final ScheduledExecutorService timer;
+  private final ScheduledFuture<?> checks;
+
+  /** The applied index at the last request, so an idle node does not ask again and again. */
+  private long askedAt = -1;
+
+  /** The index of the last snapshot this trigger took. */
+  private long lastTaken = -1;
+
+  /**
+   * @param raftDir the Raft storage directory (its group's {@code current} holds the segments)
+   * @param maxLogBytes segment bytes beyond which a snapshot is taken
+   * @param minEntries entries past the last snapshot before another (the purge gap)
+   * @param timeout how long one snapshot request may take
+   */
+  public LogSizeSnapshots(
+      RaftServer server,
+      RaftGroupId group,
+      Path raftDir,
+      long maxLogBytes,
+      long minEntries,
+      Duration timeout,
+      LongSupplier appliedIndex,
+      MeterRegistry registry) {
+    this.server = server;
+    this.group = group;
+    this.logDir = raftDir.resolve(group.getUuid().toString()).resolve("current");
+    this.maxLogBytes = maxLogBytes;
+    this.minEntries = Math.max(1, minEntries);
+    this.timeout = timeout;
+    this.appliedIndex = appliedIndex;
+    this.taken = registry.counter("shale.snapshot.by.log.size");
+    this.timer =
+        Executors.newSingleThreadScheduledExecutor(
+            DaemonThreads.named(server.getId() + "-log-size-snapshots"));
+    checks =
+        timer.scheduleWithFixedDelay(
+            this::check, CHECK_EVERY_MS, CHECK_EVERY_MS, TimeUnit.MILLISECONDS);
+  }
+
+  /** Bytes of the Raft log segments in {@code dir} (closed and in progress). */
+  static long logBytes(Path dir) throws IOException {
+    if (!Files.isDirectory(dir)) {
+      return 0;
+    }
+    try (Stream<Path> files = Files.list(dir)) {
+      return files
+          .filter(f -> f.getFileName().toString().startsWith("log_"))
+          .mapToLong(
+              f -> {
+                try {
+                  return Files.size(f);
+                } catch (java.nio.file.NoSuchFileException purged) {
+                  return 0;
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
+                }
+              })
+          .sum();
+    }
+  }
+
+  private void check() {
+    try {
+      long bytes = logBytes(logDir);
+      long applied = appliedIndex.getAsLong();
+      if (bytes <= maxLogBytes || applied <= askedAt) {
+        return;
+      }
+      askedAt = applied;
+      RaftClientReply r =
+          server
+              .snapshotManagementAsync(
+                  SnapshotManagementRequest.newCreate(
+                      clientId,
+                      server.getId(),
+                      group,
+                      callIds.incrementAndGet(),
+                      timeout.toMillis(),
+                      minEntries))
+              .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      if (r.isSuccess() && r.getLogIndex() > lastTaken) {
+        lastTaken = r.getLogIndex();
+        taken.increment();
+        LOG.info(
+            "snapshot at index {}: the Raft log held {} MiB (limit {} MiB)",
+            r.getLogIndex(),
+            bytes >> 20,
+            maxLogBytes >> 20);
+      } else if (!r.isSuccess()) {
+        LOG.debug("snapshot for log size not taken: {}", r.getException());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Exception e) { // keep checking: the next period may succeed
+      LOG.warn("snapshot for log size failed: {}", e.toString());
+    }
+  }
+
+  @Override
+  public void close() {
+    checks.cancel(false);
+    timer.shutdownNow();
+  }
+}

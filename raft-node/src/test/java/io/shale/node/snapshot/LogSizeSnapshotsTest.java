@@ -1,0 +1,123 @@
+package io.shale.node.snapshot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.protobuf.ByteString;
+import io.grpc.ManagedChannel;
+import io.shale.client.proto.GetRequest;
+import io.shale.client.proto.KVGrpc;
+import io.shale.client.proto.PutRequest;
+import io.shale.engine.EngineOptions;
+import io.shale.node.local.LocalCluster;
+import io.shale.node.server.NodeConfig;
+import io.shale.node.server.ShaleNode;
+import io.shale.node.transport.NodeChannels;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.server.RaftServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Raft log stays within {@code raft.snapshot_every_bytes} on every node although the entry
+ * count never reaches {@code snapshot_every_entries}: snapshots are taken for size, Ratis purges
+ * the log up to them, and a restarted node opens on them with every write.
+ */
+class LogSizeSnapshotsTest {
+  @TempDir Path dir;
+
+  private static final long LIMIT = 2L << 20;
+
+  /** Entry-count snapshots out of reach; 2 MiB of log at most; 256 KiB segments. */
+  private static final NodeConfig.RaftSettings RAFT = settings(LIMIT);
+
+  private static NodeConfig.RaftSettings settings(long snapshotEveryBytes) {
+    NodeConfig.RaftSettings d = NodeConfig.RaftSettings.defaults();
+    return new NodeConfig.RaftSettings(
+        d.electionTimeout(),
+        1_000_000,
+        256 << 10,
+        16,
+        d.pendingWriteLimit(),
+        d.pendingWriteBytes(),
+        d.pressureReportMaxAge(),
+        d.pressurePollInterval(),
+        d.adminTimeout(),
+        d.groupCommitThreads(),
+        d.groupCommitMaxWrites(),
+        d.groupCommitMaxBytes(),
+        d.snapshotReloadWait(),
+        d.snapshotInstallSettle(),
+        d.checkpointLease(),
+        d.pressureMaxDelay(),
+        d.followerRetryMaxWait(),
+        snapshotEveryBytes);
+  }
+
+  @Test
+  void theLogIsSnapshottedAndPurgedBySizeOnEveryNode() throws Exception {
+    byte[] value = new byte[64 << 10];
+    int puts = 160; // 10 MiB of values: five times the limit
+    try (LocalCluster cluster = new LocalCluster(dir, 3, EngineOptions.defaults(), RAFT)) {
+      String leader = cluster.leader();
+      ManagedChannel ch = NodeChannels.open(cluster.peer(leader).apiAddress());
+      try {
+        KVGrpc.KVBlockingStub kv = KVGrpc.newBlockingStub(ch);
+        for (int i = 0; i < puts; i++) {
+          Arrays.fill(value, (byte) i);
+          kv.withDeadlineAfter(30, TimeUnit.SECONDS)
+              .put(
+                  PutRequest.newBuilder()
+                      .setKey(ByteString.copyFromUtf8("k" + i))
+                      .setValue(ByteString.copyFrom(value))
+                      .build());
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        for (String id : cluster.running()) {
+          RaftServer.Division d =
+              cluster.node(id).server().getDivision(cluster.group().getGroupId());
+          Path logDir =
+              cluster
+                  .config(id)
+                  .dataDir()
+                  .resolve("raft")
+                  .resolve(cluster.group().getGroupId().getUuid().toString())
+                  .resolve("current");
+          while (d.getRaftLog().getStartIndex() <= 0
+              || LogSizeSnapshots.logBytes(logDir) > 2 * LIMIT) {
+            assertThat(System.nanoTime())
+                .as(
+                    "%s: log start %d, %d bytes of log",
+                    id, d.getRaftLog().getStartIndex(), LogSizeSnapshots.logBytes(logDir))
+                .isLessThan(deadline);
+            Thread.sleep(100);
+          }
+          assertThat(cluster.node(id).stateMachine().getLatestSnapshot().getIndex()).isPositive();
+        }
+        // A node restarted on its purged log and its snapshot holds every write.
+        String other =
+            cluster.running().stream().filter(n -> !n.equals(leader)).findFirst().orElseThrow();
+        cluster.stop(other);
+        ShaleNode restarted = cluster.start(other);
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        for (int i = 0; i < puts; i++) {
+          Arrays.fill(value, (byte) i);
+          byte[] got;
+          while ((got =
+                  restarted.stateMachine().engine().get(("k" + i).getBytes(StandardCharsets.UTF_8)))
+              == null) {
+            assertThat(System.nanoTime()).as("k%d on the restarted node", i).isLessThan(end);
+            Thread.sleep(50);
+          }
+          assertThat(got).isEqualTo(value);
+        }
+        assertThat(kv.get(GetRequest.newBuilder().setKey(ByteString.copyFromUtf8("k0")).build()))
+            .matches(r -> r.getFound());
+      } finally {
+        ch.shutdownNow();
+      }
+    }
+  }
+}
