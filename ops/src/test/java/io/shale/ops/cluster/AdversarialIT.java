@@ -90,8 +90,15 @@ class AdversarialIT {
   }
 
   @AfterEach
-  void everyNodeSurvived() {
+  void everyNodeSurvived() throws java.io.IOException {
     assertThat(cluster.allAlive()).as("every node process is the one started").isTrue();
+    // A thread that ran out of memory may leave the process up but the node wedged.
+    for (String id : List.of("n1", "n2", "n3")) {
+      Path log = dir.resolve("cluster").resolve(id + ".log");
+      if (Files.exists(log)) {
+        assertThat(Files.readString(log)).as("%s's log", id).doesNotContain("OutOfMemoryError");
+      }
+    }
     System.out.println("peak resident memory per node (KiB): " + cluster.peakResidentKib());
   }
 

@@ -146,7 +146,7 @@ public record NodeConfig(
           8 << 20,
           1024,
           4096,
-          64L << 20,
+          32L << 20,
           Duration.ofSeconds(2),
           Duration.ofMillis(250));
     }
@@ -174,7 +174,7 @@ public record NodeConfig(
       int handlerThreads) {
     /** Key and value limits, with the other limits at their defaults. */
     public Limits(int maxKeyBytes, int maxValueBytes) {
-      this(maxKeyBytes, maxValueBytes, 4L << 20, 10_000, 10_000, 10_000, 1024, 64L << 20, 128);
+      this(maxKeyBytes, maxValueBytes, 4L << 20, 10_000, 10_000, 10_000, 1024, 32L << 20, 128);
     }
 
     public static Limits defaults() {
