@@ -85,7 +85,9 @@ final class Nemesis extends Thread {
           "--set",
           "raft.log_segment_size=256KiB",
           "--set",
-          "raft.purge_gap=100");
+          "raft.purge_gap=100",
+          "--set",
+          "raft.snapshot_every_bytes=4MiB");
 
   private final DockerCluster cluster;
   private final ShaleClient client;
