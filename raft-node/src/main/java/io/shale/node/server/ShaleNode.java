@@ -57,6 +57,8 @@ import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One Shale server, started from a {@link NodeConfig}: a Ratis {@link RaftServer} whose state
@@ -70,7 +72,7 @@ import org.apache.ratis.util.TimeDuration;
  * configuration, until a member adds it.
  */
 public final class ShaleNode implements AutoCloseable {
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ShaleNode.class);
+  private static final Logger LOG = LoggerFactory.getLogger(ShaleNode.class);
 
   /** Threads of the API server's executor. */
   private static final int API_THREADS = 16;
@@ -387,7 +389,7 @@ public final class ShaleNode implements AutoCloseable {
         new LogSizeSnapshots(
             server,
             group.getGroupId(),
-            config.dataDir().resolve("raft"),
+            division.getRaftStorage().getStorageDir().getCurrentDir().toPath(),
             config.raft().snapshotEveryBytes(),
             config.raft().purgeGap(),
             config.raft().adminTimeout(),

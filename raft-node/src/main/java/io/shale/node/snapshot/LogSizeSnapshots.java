@@ -59,7 +59,8 @@ public final class LogSizeSnapshots implements AutoCloseable {
   private long lastTaken = -1;
 
   /**
-   * @param raftDir the Raft storage directory (its group's {@code current} holds the segments)
+   * @param logDir where Ratis keeps the group's log segments ({@code
+   *     RaftStorageDirectory.getCurrentDir()})
    * @param maxLogBytes segment bytes beyond which a snapshot is taken
    * @param minEntries entries past the last snapshot before another (the purge gap)
    * @param timeout how long one snapshot request may take
@@ -67,7 +68,7 @@ public final class LogSizeSnapshots implements AutoCloseable {
   public LogSizeSnapshots(
       RaftServer server,
       RaftGroupId group,
-      Path raftDir,
+      Path logDir,
       long maxLogBytes,
       long minEntries,
       Duration timeout,
@@ -75,7 +76,7 @@ public final class LogSizeSnapshots implements AutoCloseable {
       MeterRegistry registry) {
     this.server = server;
     this.group = group;
-    this.logDir = raftDir.resolve(group.getUuid().toString()).resolve("current");
+    this.logDir = logDir;
     this.maxLogBytes = maxLogBytes;
     this.minEntries = Math.max(1, minEntries);
     this.timeout = timeout;

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.apache.ratis.proto.RaftProtos;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
@@ -89,8 +90,7 @@ public final class ShaleStateMachine extends BaseStateMachine
    * Entries Ratis handed over that the engine already held (0 when the restart mechanism works:
    * Ratis starts after the engine's persisted index, reported as the latest snapshot).
    */
-  private final java.util.concurrent.atomic.AtomicLong alreadyApplied =
-      new java.util.concurrent.atomic.AtomicLong();
+  private final AtomicLong alreadyApplied = new AtomicLong();
 
   private final QueryHandler queries;
   private final TermTracker terms = new TermTracker();

@@ -78,13 +78,7 @@ class LogSizeSnapshotsTest {
         for (String id : cluster.running()) {
           RaftServer.Division d =
               cluster.node(id).server().getDivision(cluster.group().getGroupId());
-          Path logDir =
-              cluster
-                  .config(id)
-                  .dataDir()
-                  .resolve("raft")
-                  .resolve(cluster.group().getGroupId().getUuid().toString())
-                  .resolve("current");
+          Path logDir = d.getRaftStorage().getStorageDir().getCurrentDir().toPath();
           while (d.getRaftLog().getStartIndex() <= 0
               || LogSizeSnapshots.logBytes(logDir) > 2 * LIMIT) {
             assertThat(System.nanoTime())
