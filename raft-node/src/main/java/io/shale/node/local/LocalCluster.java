@@ -3,10 +3,14 @@ package io.shale.node.local;
 import io.shale.engine.EngineOptions;
 import io.shale.node.server.NodeConfig;
 import io.shale.node.server.ShaleNode;
+import io.shale.node.transport.CertificateAuthority;
+import io.shale.node.transport.PeerTls;
+import io.shale.node.transport.RaftTransport;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,6 +42,11 @@ public final class LocalCluster implements AutoCloseable {
   private final EngineOptions engineOptions;
   private final NodeConfig.RaftSettings raft;
 
+  /** The cluster's CA when the Raft ports speak mutual TLS, else null. */
+  private final CertificateAuthority authority;
+
+  private final RaftTransport transport;
+
   /** {@code size} nodes with the default engine and Raft settings, started. */
   public LocalCluster(Path dir, int size) throws IOException {
     this(dir, size, EngineOptions.defaults());
@@ -49,13 +58,27 @@ public final class LocalCluster implements AutoCloseable {
 
   public LocalCluster(Path dir, int size, EngineOptions engineOptions, NodeConfig.RaftSettings raft)
       throws IOException {
-    this(dir, size, engineOptions, raft, true);
+    this(dir, size, engineOptions, raft, true, null);
   }
 
   /** A cluster of {@code size} configured nodes, none started (start them with {@link #start}). */
   public static LocalCluster configuredOnly(Path dir, int size) throws IOException {
     return new LocalCluster(
-        dir, size, EngineOptions.defaults(), NodeConfig.RaftSettings.defaults(), false);
+        dir, size, EngineOptions.defaults(), NodeConfig.RaftSettings.defaults(), false, null);
+  }
+
+  /**
+   * {@code size} nodes, started, whose Raft ports speak mutual TLS: a throwaway CA under {@code
+   * dir/certs} issues each node's certificate (for 127.0.0.1 and localhost).
+   */
+  public static LocalCluster withPeerTls(Path dir, int size) throws IOException {
+    return new LocalCluster(
+        dir,
+        size,
+        EngineOptions.defaults(),
+        NodeConfig.RaftSettings.defaults(),
+        true,
+        CertificateAuthority.create("shale-local-ca", Duration.ofDays(7)));
   }
 
   private LocalCluster(
@@ -63,17 +86,23 @@ public final class LocalCluster implements AutoCloseable {
       int size,
       EngineOptions engineOptions,
       NodeConfig.RaftSettings raft,
-      boolean startAll)
+      boolean startAll,
+      CertificateAuthority authority)
       throws IOException {
     this.dir = dir;
     this.engineOptions = engineOptions;
     this.raft = raft;
+    this.authority = authority;
+    if (authority != null) {
+      authority.writeCertificate(caFile());
+    }
     for (int i = 1; i <= size; i++) {
       newPeer("n" + i);
     }
     List<NodeConfig.Peer> members = new ArrayList<>(peers.values());
     group = ShaleNode.group("test-cluster", members);
     properties = ShaleNode.properties(raft, NodeConfig.Limits.defaults());
+    transport = new RaftTransport(properties, authority == null ? null : clientTls());
     if (startAll) {
       for (String id : peers.keySet()) {
         start(id);
@@ -86,6 +115,11 @@ public final class LocalCluster implements AutoCloseable {
     NodeConfig.Peer p =
         new NodeConfig.Peer(id, "127.0.0.1:" + freePort(), "127.0.0.1:" + freePort());
     peers.put(id, p);
+    if (authority != null) {
+      authority
+          .issueNode(List.of("127.0.0.1", "localhost"), Duration.ofDays(7))
+          .write(certFile(id), keyFile(id));
+    }
     return p;
   }
 
@@ -141,7 +175,41 @@ public final class LocalCluster implements AutoCloseable {
         members,
         raft,
         NodeConfig.Limits.defaults(),
-        engineOptions);
+        engineOptions,
+        tlsFiles(id));
+  }
+
+  /** Node {@code id}'s {@code [tls]} files, or null when the Raft ports are plaintext. */
+  public PeerTls.Files tlsFiles(String id) {
+    return authority == null
+        ? null
+        : new PeerTls.Files(caFile(), certFile(id), keyFile(id), PeerTls.DEFAULT_PEER_NAME);
+  }
+
+  /** The CA of a cluster made {@link #withPeerTls}, or null. */
+  public CertificateAuthority authority() {
+    return authority;
+  }
+
+  private Path caFile() {
+    return dir.resolve("certs").resolve("ca.pem");
+  }
+
+  private Path certFile(String id) {
+    return dir.resolve("certs").resolve(id + ".pem");
+  }
+
+  private Path keyFile(String id) {
+    return dir.resolve("certs").resolve(id + "-key.pem");
+  }
+
+  /** A node certificate for this process's own Ratis clients (tests acting as a node). */
+  private PeerTls clientTls() {
+    String id = "local-client";
+    authority
+        .issueNode(List.of("127.0.0.1", "localhost"), Duration.ofDays(7))
+        .write(certFile(id), keyFile(id));
+    return PeerTls.load(tlsFiles(id), java.time.Instant.now());
   }
 
   public ShaleNode start(String id) throws IOException {
@@ -227,15 +295,33 @@ public final class LocalCluster implements AutoCloseable {
           .append(p.apiAddress())
           .append("\"\n\n");
     }
+    PeerTls.Files tls = tlsFiles(id);
+    if (tls != null) {
+      t.append("[tls]\nca_file = \"")
+          .append(tls.caFile())
+          .append("\"\ncert_file = \"")
+          .append(tls.certFile())
+          .append("\"\nkey_file = \"")
+          .append(tls.keyFile())
+          .append("\"\n\n");
+    }
     Path file = dir.resolve(id + ".toml");
     Files.writeString(file, t);
     return file;
   }
 
+  /**
+   * How this process's Ratis clients reach the nodes: with a node certificate when the Raft ports
+   * speak mutual TLS.
+   */
+  public RaftTransport transport() {
+    return transport;
+  }
+
   /** A Ratis client of the initial group, with a patient retry policy (20 s). */
   public RaftClient client() {
-    return RaftClient.newBuilder()
-        .setProperties(properties)
+    return transport
+        .client()
         .setRaftGroup(group)
         .setRetryPolicy(
             RetryPolicies.retryUpToMaximumCountWithFixedSleep(

@@ -6,6 +6,7 @@ import io.shale.engine.pressure.WritePressure;
 import io.shale.node.statemachine.Messages;
 import io.shale.node.statemachine.Query;
 import io.shale.node.statemachine.Reply;
+import io.shale.node.transport.RaftTransport;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Collection;
@@ -19,7 +20,6 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
@@ -49,7 +49,7 @@ public final class PressurePoller implements AutoCloseable {
   private final String self;
   private final Supplier<Collection<RaftPeer>> members;
   private final RaftGroupId groupId;
-  private final RaftProperties properties;
+  private final RaftTransport transport;
   private final ReplicaPressure into;
   private final long intervalMillis;
   private final ScheduledExecutorService timer;
@@ -66,7 +66,7 @@ public final class PressurePoller implements AutoCloseable {
       String self,
       Supplier<Collection<RaftPeer>> members,
       RaftGroupId groupId,
-      RaftProperties properties,
+      RaftTransport transport,
       ReplicaPressure into,
       Duration interval,
       MeterRegistry registry) {
@@ -74,7 +74,7 @@ public final class PressurePoller implements AutoCloseable {
     this.self = self;
     this.members = members;
     this.groupId = groupId;
-    this.properties = properties;
+    this.transport = transport;
     this.into = into;
     this.intervalMillis = interval.toMillis();
     this.timer =
@@ -96,8 +96,8 @@ public final class PressurePoller implements AutoCloseable {
             id,
             k -> {
               RaftClient client =
-                  RaftClient.newBuilder()
-                      .setProperties(properties)
+                  transport
+                      .client()
                       .setRaftGroup(RaftGroup.valueOf(groupId, peer))
                       .setRetryPolicy(RetryPolicies.noRetry())
                       .build();

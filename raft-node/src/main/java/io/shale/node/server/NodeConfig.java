@@ -4,6 +4,7 @@ import io.shale.engine.EngineOptions;
 import io.shale.engine.config.ByteSize;
 import io.shale.engine.config.EngineConfig;
 import io.shale.node.statemachine.CommandCodec;
+import io.shale.node.transport.PeerTls;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,6 +31,7 @@ import org.tomlj.TomlTable;
  * dotted key, so an operator can fix the file without reading code.
  *
  * @param peers every voting member, this node included, in a stable order
+ * @param tls the PEM files of the Raft port's mutual TLS, or null when it is plaintext
  */
 public record NodeConfig(
     String id,
@@ -41,7 +43,34 @@ public record NodeConfig(
     List<Peer> peers,
     RaftSettings raft,
     Limits limits,
-    EngineOptions engine) {
+    EngineOptions engine,
+    PeerTls.Files tls) {
+
+  /** A node whose Raft port is plaintext (no {@code [tls]}). */
+  public NodeConfig(
+      String id,
+      String cluster,
+      Path dataDir,
+      String raftAddress,
+      String apiAddress,
+      String httpAddress,
+      List<Peer> peers,
+      RaftSettings raft,
+      Limits limits,
+      EngineOptions engine) {
+    this(
+        id,
+        cluster,
+        dataDir,
+        raftAddress,
+        apiAddress,
+        httpAddress,
+        peers,
+        raft,
+        limits,
+        engine,
+        null);
+  }
 
   public NodeConfig {
     peers = List.copyOf(peers);
@@ -222,7 +251,9 @@ public record NodeConfig(
               "delete_range_chunk_keys",
               "max_inflight_requests",
               "max_inflight_write_bytes",
-              "handler_threads"));
+              "handler_threads"),
+          "tls",
+          List.of("ca_file", "cert_file", "key_file", "peer_common_name"));
 
   private static final List<String> PEER_KEYS = List.of("id", "raft_address", "api_address");
 
@@ -261,7 +292,7 @@ public record NodeConfig(
         throw new IllegalArgumentException(
             "unknown configuration table ["
                 + table
-                + "] (known: [node], [[peers]], [raft], [limits], [lsm])");
+                + "] (known: [node], [[peers]], [raft], [limits], [tls], [lsm])");
       }
     }
     Values v = new Values(toml, overrides);
@@ -365,7 +396,31 @@ public record NodeConfig(
             (int) v.between("limits.max_inflight_requests", dl.maxInflightRequests(), 1, 1_000_000),
             v.size("limits.max_inflight_write_bytes", dl.maxInflightWriteBytes()),
             (int) v.between("limits.handler_threads", dl.handlerThreads(), 1, 4096)),
-        engine);
+        engine,
+        tls(v, base));
+  }
+
+  /** The {@code [tls]} files: all three or none. */
+  private static PeerTls.Files tls(Values v, Path base) {
+    String ca = v.string("tls.ca_file", null);
+    String cert = v.string("tls.cert_file", null);
+    String key = v.string("tls.key_file", null);
+    if (ca == null && cert == null && key == null) {
+      return null;
+    }
+    if (ca == null || cert == null || key == null) {
+      throw new IllegalArgumentException(
+          "tls.ca_file, tls.cert_file and tls.key_file go together; set all three or none");
+    }
+    String peerName = v.string("tls.peer_common_name", PeerTls.DEFAULT_PEER_NAME);
+    if (peerName.isBlank()) {
+      throw new IllegalArgumentException("tls.peer_common_name must not be empty");
+    }
+    return new PeerTls.Files(
+        base.resolve(ca).normalize(),
+        base.resolve(cert).normalize(),
+        base.resolve(key).normalize(),
+        peerName);
   }
 
   private static List<Peer> peers(TomlParseResult toml) {

@@ -25,12 +25,15 @@ import io.shale.node.ratis.RaftRecipientCheck;
 import io.shale.node.snapshot.LogSizeSnapshots;
 import io.shale.node.snapshot.SnapshotTransferService;
 import io.shale.node.statemachine.ShaleStateMachine;
+import io.shale.node.transport.PeerTls;
+import io.shale.node.transport.RaftTransport;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -39,6 +42,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.proto.RaftProtos.CommitInfoProto;
@@ -166,7 +170,7 @@ public final class ShaleNode implements AutoCloseable {
   private final ShaleStateMachine stateMachine;
   private final PrometheusMeterRegistry registry;
   private final RaftGroup group;
-  private final RaftProperties properties;
+  private final RaftTransport transport;
   private PressurePoller poller;
   private LogSizeSnapshots logSizeSnapshots;
   private RaftClient forwarder;
@@ -191,13 +195,13 @@ public final class ShaleNode implements AutoCloseable {
       ShaleStateMachine stateMachine,
       PrometheusMeterRegistry registry,
       RaftGroup group,
-      RaftProperties properties) {
+      RaftTransport transport) {
     this.config = config;
     this.server = server;
     this.stateMachine = stateMachine;
     this.registry = registry;
     this.group = group;
-    this.properties = properties;
+    this.transport = transport;
   }
 
   /** Starts the node: Raft, the gRPC API and, when configured, the HTTP endpoints. */
@@ -213,6 +217,7 @@ public final class ShaleNode implements AutoCloseable {
     long t0 = System.nanoTime();
     RaftGroup group = group(config.cluster(), config.peers());
     RaftProperties shared = properties(config.raft(), config.limits());
+    RaftTransport transport = new RaftTransport(shared, peerTls(config));
     RaftProperties p = new RaftProperties(shared);
     Path raftDir = config.dataDir().resolve("raft");
     boolean existing = Files.isDirectory(raftDir) && hasContent(raftDir);
@@ -229,9 +234,9 @@ public final class ShaleNode implements AutoCloseable {
             registry,
             config.raft().stateMachine(config.limits().scanPageBytes()));
     RaftGroup initial = join && !existing ? RaftGroup.valueOf(group.getGroupId()) : group;
-    // Every Raft message must be for this node (see RaftRecipientCheck).
-    org.apache.ratis.conf.Parameters parameters = new org.apache.ratis.conf.Parameters();
-    GrpcConfigKeys.Server.setServicesCustomizer(parameters, new RaftRecipientCheck(config.id()));
+    // Every Raft message must be for this node (see RaftRecipientCheck), and from a node when
+    // the port speaks mutual TLS.
+    Parameters parameters = transport.serverParameters(new RaftRecipientCheck(config.id()));
     RaftServer server =
         RaftServer.newBuilder()
             .setServerId(RaftPeerId.valueOf(config.id()))
@@ -245,7 +250,7 @@ public final class ShaleNode implements AutoCloseable {
     long t1 = System.nanoTime();
     server.start(); // opens the engine (ShaleStateMachine.initialize) and recovers the Raft log
     long t2 = System.nanoTime();
-    ShaleNode node = new ShaleNode(config, server, sm, registry, group, shared);
+    ShaleNode node = new ShaleNode(config, server, sm, registry, group, transport);
     try {
       node.startServices();
     } catch (IOException | RuntimeException e) {
@@ -263,6 +268,31 @@ public final class ShaleNode implements AutoCloseable {
   }
 
   /**
+   * The Raft port's mutual TLS from {@code [tls]}, checked before anything listens; null (and a
+   * warning) when the node is configured without it.
+   */
+  private static PeerTls peerTls(NodeConfig config) {
+    if (config.tls() == null) {
+      LOG.warn(
+          "{}: the Raft port {} is plaintext: anyone who can reach it can append log entries. "
+              + "Set [tls] ca_file, cert_file and key_file for mutual TLS between nodes.",
+          config.id(),
+          config.raftAddress());
+      return null;
+    }
+    PeerTls tls = PeerTls.load(config.tls(), Instant.now());
+    LOG.info(
+        "{}: the Raft port {} speaks mutual TLS with peers named \"{}\" (certificate {} valid "
+            + "until {})",
+        config.id(),
+        config.raftAddress(),
+        tls.peerName(),
+        config.tls().certFile(),
+        tls.notAfter());
+    return tls;
+  }
+
+  /**
    * A Raft client for one administration call (membership, leadership, snapshot) over {@code
    * members}, aimed at {@code leader} ({@link ClusterService.AdminClients}). Not the forwarder of
    * writes: these requests wait far longer (a new member is staged until it has caught up), and
@@ -274,12 +304,12 @@ public final class ShaleNode implements AutoCloseable {
    * connection) are retried, 40 attempts in all.
    */
   private RaftClient adminClient(RaftGroup members, RaftPeerId leader) {
-    RaftProperties p = new RaftProperties(properties);
+    RaftProperties p = new RaftProperties(transport.properties());
     RaftClientConfigKeys.Rpc.setRequestTimeout(
         p, TimeDuration.valueOf(config.raft().adminTimeout().toMillis(), TimeUnit.MILLISECONDS));
     RetryPolicy noRetry = RetryPolicies.noRetry();
-    return RaftClient.newBuilder()
-        .setProperties(p)
+    return transport
+        .client(p)
         .setRaftGroup(members)
         .setLeaderId(leader)
         .setRetryPolicy(
@@ -321,12 +351,12 @@ public final class ShaleNode implements AutoCloseable {
     // up on is still retried here (safe: request ids make a resend apply once) until the retry
     // policy ends it, and holds one of the client's outstanding slots meanwhile: as many slots as
     // the node admits requests, so abandoned ones cannot starve new ones.
-    RaftProperties forwarding = new RaftProperties(properties);
+    RaftProperties forwarding = new RaftProperties(transport.properties());
     RaftClientConfigKeys.Async.setOutstandingRequestsMax(
         forwarding, config.limits().maxInflightRequests());
     forwarder =
-        RaftClient.newBuilder()
-            .setProperties(forwarding)
+        transport
+            .client(forwarding)
             .setRaftGroup(group)
             .setRetryPolicy(
                 RetryPolicies.retryUpToMaximumCountWithFixedSleep(
@@ -400,7 +430,7 @@ public final class ShaleNode implements AutoCloseable {
             config.id(),
             () -> division.getRaftConf().getCurrentPeers(),
             group.getGroupId(),
-            properties,
+            transport,
             replicas,
             config.raft().pressurePollInterval(),
             registry);

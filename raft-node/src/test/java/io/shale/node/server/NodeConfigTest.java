@@ -150,6 +150,28 @@ class NodeConfigTest {
   }
 
   @Test
+  void tlsFilesAreResolvedAgainstTheConfigDirectoryAndGoTogether() {
+    assertThat(NodeConfig.parse(MINIMAL, List.of(), Path.of("/srv")).tls()).isNull();
+    NodeConfig c =
+        NodeConfig.parse(
+            MINIMAL
+                + "[tls]\nca_file = \"certs/ca.pem\"\ncert_file = \"/etc/shale/a.pem\"\n"
+                + "key_file = \"certs/a-key.pem\"\n",
+            List.of(),
+            Path.of("/srv"));
+    assertThat(c.tls().caFile()).isEqualTo(Path.of("/srv/certs/ca.pem"));
+    assertThat(c.tls().certFile()).isEqualTo(Path.of("/etc/shale/a.pem"));
+    assertThat(c.tls().keyFile()).isEqualTo(Path.of("/srv/certs/a-key.pem"));
+    assertThat(c.tls().peerName()).isEqualTo("shale-node");
+    assertThatThrownBy(
+            () ->
+                NodeConfig.parse(
+                    MINIMAL, List.of("tls.ca_file=ca.pem", "tls.cert_file=a.pem"), Path.of("/srv")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("tls.ca_file, tls.cert_file and tls.key_file go together");
+  }
+
+  @Test
   void theSampleFileDocumentsEveryKey() throws Exception {
     String sample = java.nio.file.Files.readString(SAMPLE);
     for (String table : List.of("raft", "limits")) {
@@ -158,6 +180,11 @@ class NodeConfigTest {
             .as("ops/config/node.toml documents %s.%s", table, key)
             .containsPattern("(?m)^" + key + " = ");
       }
+    }
+    for (String key : NodeConfig.KEYS.get("tls")) {
+      assertThat(sample)
+          .as("ops/config/node.toml documents tls.%s (commented: no certificates ship)", key)
+          .containsPattern("(?m)^# " + key + " = ");
     }
   }
 }

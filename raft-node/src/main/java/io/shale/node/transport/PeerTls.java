@@ -1,0 +1,373 @@
+package io.shale.node.transport;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.Reader;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.PrivateKey;
+import java.security.SecureRandom;
+import java.security.Signature;
+import java.security.cert.CertPathValidator;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
+import java.security.cert.PKIXParameters;
+import java.security.cert.TrustAnchor;
+import java.security.cert.X509Certificate;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import javax.naming.InvalidNameException;
+import javax.naming.ldap.LdapName;
+import javax.naming.ldap.Rdn;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509ExtendedTrustManager;
+import org.apache.ratis.grpc.GrpcTlsConfig;
+import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
+import org.bouncycastle.openssl.PEMKeyPair;
+import org.bouncycastle.openssl.PEMParser;
+import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
+
+/**
+ * The mutual TLS of node-to-node traffic on the Raft port: this node's certificate and key, the
+ * cluster's CA, and the one subject CN a peer's certificate must carry.
+ *
+ * <p>Invariant: a connection to or from the Raft port completes its handshake only when the other
+ * side presents a certificate chaining to the CA whose subject CN is {@link #peerName()}. So a
+ * client certificate from the same CA (a user's, whose CN names the user) cannot append entries,
+ * vote or submit raw Ratis requests: only nodes can. etcd's {@code --peer-cert-allowed-cn} and
+ * TiKV's {@code cert-allowed-cn} are the same rule.
+ *
+ * <p>{@link #load} checks everything an operator can get wrong before the node listens, and names
+ * the file and the key in the TOML at fault.
+ */
+public final class PeerTls {
+  /** The CN of node certificates unless {@code tls.peer_common_name} says otherwise. */
+  public static final String DEFAULT_PEER_NAME = "shale-node";
+
+  /** TLS versions offered: 1.3 and 1.2 (with the JDK's default, modern cipher suites). */
+  static final List<String> PROTOCOLS = List.of("TLSv1.3", "TLSv1.2");
+
+  /** Where the PEM files are, as configured in {@code [tls]}. */
+  public record Files(Path caFile, Path certFile, Path keyFile, String peerName) {}
+
+  private final Files files;
+  private final X509Certificate[] chain;
+  private final PrivateKey key;
+  private final List<X509Certificate> authorities;
+
+  private PeerTls(
+      Files files, X509Certificate[] chain, PrivateKey key, List<X509Certificate> authorities) {
+    this.files = files;
+    this.chain = chain;
+    this.key = key;
+    this.authorities = authorities;
+  }
+
+  /**
+   * Reads and checks the files: each exists and parses, the certificate is valid at {@code now},
+   * the key is the certificate's, the certificate chains to the CA and carries the peer CN.
+   *
+   * @throws IllegalArgumentException naming the {@code tls.*} key and the file at fault
+   */
+  public static PeerTls load(Files files, Instant now) {
+    List<X509Certificate> authorities = certificates("tls.ca_file", files.caFile());
+    List<X509Certificate> chain = certificates("tls.cert_file", files.certFile());
+    PrivateKey key = privateKey(files.keyFile());
+    X509Certificate leaf = chain.get(0);
+    if (now.isBefore(leaf.getNotBefore().toInstant())) {
+      throw new IllegalArgumentException(
+          "tls.cert_file: " + files.certFile() + " is not valid before " + leaf.getNotBefore());
+    }
+    if (now.isAfter(leaf.getNotAfter().toInstant())) {
+      throw new IllegalArgumentException(
+          "tls.cert_file: " + files.certFile() + " expired at " + leaf.getNotAfter());
+    }
+    if (!keyMatches(key, leaf)) {
+      throw new IllegalArgumentException(
+          "tls.key_file: "
+              + files.keyFile()
+              + " is not the private key of the certificate in "
+              + files.certFile());
+    }
+    String problem = chainProblem(chain, authorities, now);
+    if (problem != null) {
+      throw new IllegalArgumentException(
+          "tls.cert_file: "
+              + files.certFile()
+              + " is not issued by the CA in "
+              + files.caFile()
+              + " ("
+              + problem
+              + ")");
+    }
+    String cn = commonName(leaf);
+    if (!files.peerName().equals(cn)) {
+      throw new IllegalArgumentException(
+          "tls.cert_file: "
+              + files.certFile()
+              + " has subject CN \""
+              + cn
+              + "\" but peers accept only \""
+              + files.peerName()
+              + "\" (tls.peer_common_name)");
+    }
+    return new PeerTls(files, chain.toArray(new X509Certificate[0]), key, authorities);
+  }
+
+  /** The CN every peer's certificate must carry. */
+  public String peerName() {
+    return files.peerName();
+  }
+
+  /** When this node's certificate expires. */
+  public Instant notAfter() {
+    return chain[0].getNotAfter().toInstant();
+  }
+
+  /**
+   * Ratis's TLS settings: this node's key, the CA plus the peer-name rule, client auth required.
+   */
+  public GrpcTlsConfig ratis() {
+    return GrpcTlsConfig.newBuilder()
+        .setName("raft-" + files.certFile().getFileName())
+        .setKeyManager(keyManager())
+        .setTrustManager(trustManager())
+        .setMutualTls(true)
+        .setProtocols(PROTOCOLS)
+        .build();
+  }
+
+  /** Presents this node's certificate. */
+  KeyManager keyManager() {
+    try {
+      KeyStore store = KeyStore.getInstance("PKCS12");
+      store.load(null, null);
+      store.setKeyEntry("node", key, new char[0], chain);
+      KeyManagerFactory f = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+      f.init(store, new char[0]);
+      return f.getKeyManagers()[0];
+    } catch (GeneralSecurityException | IOException e) {
+      throw new IllegalStateException("cannot build a key manager for " + files.certFile(), e);
+    }
+  }
+
+  /** Trusts certificates that chain to the CA and whose CN is the peer name. */
+  X509ExtendedTrustManager trustManager() {
+    try {
+      KeyStore store = KeyStore.getInstance("PKCS12");
+      store.load(null, null);
+      for (int i = 0; i < authorities.size(); i++) {
+        store.setCertificateEntry("ca" + i, authorities.get(i));
+      }
+      TrustManagerFactory f =
+          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      f.init(store);
+      for (TrustManager t : f.getTrustManagers()) {
+        if (t instanceof X509ExtendedTrustManager x) {
+          return new PeerNameCheck(x, files.peerName());
+        }
+      }
+      throw new IllegalStateException("the JDK offers no X509ExtendedTrustManager");
+    } catch (GeneralSecurityException | IOException e) {
+      throw new IllegalStateException("cannot build a trust manager for " + files.caFile(), e);
+    }
+  }
+
+  /** The subject CN of {@code c}, or "" when it has none. */
+  static String commonName(X509Certificate c) {
+    try {
+      for (Rdn rdn : new LdapName(c.getSubjectX500Principal().getName()).getRdns()) {
+        if (rdn.getType().equalsIgnoreCase("CN")) {
+          return String.valueOf(rdn.getValue());
+        }
+      }
+      return "";
+    } catch (InvalidNameException e) {
+      return "";
+    }
+  }
+
+  private static List<X509Certificate> certificates(String key, Path file) {
+    byte[] bytes = read(key, file);
+    try (InputStream in = new java.io.ByteArrayInputStream(bytes)) {
+      List<X509Certificate> out = new ArrayList<>();
+      for (var c : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
+        out.add((X509Certificate) c);
+      }
+      if (out.isEmpty()) {
+        throw new IllegalArgumentException(key + ": " + file + " holds no PEM certificate");
+      }
+      return out;
+    } catch (CertificateException | IOException e) {
+      throw new IllegalArgumentException(
+          key + ": " + file + " is not a PEM certificate: " + e.getMessage(), e);
+    }
+  }
+
+  private static PrivateKey privateKey(Path file) {
+    byte[] bytes = read("tls.key_file", file);
+    try (Reader r =
+            new java.io.InputStreamReader(
+                new java.io.ByteArrayInputStream(bytes), StandardCharsets.US_ASCII);
+        PEMParser pem = new PEMParser(r)) {
+      Object o = pem.readObject();
+      JcaPEMKeyConverter converter = new JcaPEMKeyConverter();
+      if (o instanceof PEMKeyPair pair) {
+        return converter.getKeyPair(pair).getPrivate();
+      }
+      if (o instanceof PrivateKeyInfo info) {
+        return converter.getPrivateKey(info);
+      }
+      throw new IllegalArgumentException(
+          "tls.key_file: "
+              + file
+              + " holds no unencrypted PEM private key (PKCS#8, PKCS#1 or SEC1)"
+              + (o == null ? "" : "; found " + o.getClass().getSimpleName()));
+    } catch (IOException e) {
+      throw new IllegalArgumentException(
+          "tls.key_file: " + file + " is not a PEM private key: " + e.getMessage(), e);
+    }
+  }
+
+  private static byte[] read(String key, Path file) {
+    if (!java.nio.file.Files.exists(file)) {
+      throw new IllegalArgumentException(key + ": " + file + " does not exist");
+    }
+    try {
+      return java.nio.file.Files.readAllBytes(file);
+    } catch (IOException e) {
+      throw new IllegalArgumentException(key + ": cannot read " + file + ": " + e, e);
+    }
+  }
+
+  /** Signs a random challenge with the key and verifies it with the certificate's public key. */
+  private static boolean keyMatches(PrivateKey key, X509Certificate cert) {
+    String algorithm =
+        switch (key.getAlgorithm()) {
+          case "EC", "ECDSA" -> "SHA256withECDSA";
+          case "RSA" -> "SHA256withRSA";
+          case "Ed25519", "EdDSA" -> "Ed25519";
+          default -> null;
+        };
+    if (algorithm == null
+        || !cert.getPublicKey().getAlgorithm().equals(key.getAlgorithm())
+            && !(key.getAlgorithm().startsWith("EC")
+                && cert.getPublicKey().getAlgorithm().startsWith("EC"))) {
+      return false;
+    }
+    try {
+      byte[] challenge = new byte[32];
+      new SecureRandom().nextBytes(challenge);
+      Signature s = Signature.getInstance(algorithm);
+      s.initSign(key);
+      s.update(challenge);
+      byte[] signed = s.sign();
+      Signature v = Signature.getInstance(algorithm);
+      v.initVerify(cert.getPublicKey());
+      v.update(challenge);
+      return v.verify(signed);
+    } catch (GeneralSecurityException e) {
+      return false;
+    }
+  }
+
+  /** Why {@code chain} does not chain to one of {@code authorities} at {@code now}, or null. */
+  private static String chainProblem(
+      List<X509Certificate> chain, List<X509Certificate> authorities, Instant now) {
+    try {
+      Set<TrustAnchor> anchors = new HashSet<>();
+      for (X509Certificate a : authorities) {
+        anchors.add(new TrustAnchor(a, null));
+      }
+      PKIXParameters params = new PKIXParameters(anchors);
+      params.setRevocationEnabled(false);
+      params.setDate(Date.from(now));
+      CertPathValidator.getInstance("PKIX")
+          .validate(CertificateFactory.getInstance("X.509").generateCertPath(chain), params);
+      return null;
+    } catch (GeneralSecurityException e) {
+      return e.getMessage();
+    }
+  }
+
+  /**
+   * The CA's trust manager plus the peer-name rule, on both sides of a handshake. The JDK's manager
+   * it wraps still checks host names where the connection asks for it.
+   */
+  private static final class PeerNameCheck extends X509ExtendedTrustManager {
+    private final X509ExtendedTrustManager ca;
+    private final String peerName;
+
+    PeerNameCheck(X509ExtendedTrustManager ca, String peerName) {
+      this.ca = ca;
+      this.peerName = peerName;
+    }
+
+    private void requirePeer(X509Certificate[] chain) throws CertificateException {
+      String cn = commonName(chain[0]);
+      if (!peerName.equals(cn)) {
+        throw new CertificateException(
+            "certificate CN \"" + cn + "\" is not a cluster node (\"" + peerName + "\")");
+      }
+    }
+
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket)
+        throws CertificateException {
+      ca.checkClientTrusted(chain, authType, socket);
+      requirePeer(chain);
+    }
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket)
+        throws CertificateException {
+      ca.checkServerTrusted(chain, authType, socket);
+      requirePeer(chain);
+    }
+
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+        throws CertificateException {
+      ca.checkClientTrusted(chain, authType, engine);
+      requirePeer(chain);
+    }
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+        throws CertificateException {
+      ca.checkServerTrusted(chain, authType, engine);
+      requirePeer(chain);
+    }
+
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType)
+        throws CertificateException {
+      ca.checkClientTrusted(chain, authType);
+      requirePeer(chain);
+    }
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType)
+        throws CertificateException {
+      ca.checkServerTrusted(chain, authType);
+      requirePeer(chain);
+    }
+
+    @Override
+    public X509Certificate[] getAcceptedIssuers() {
+      return ca.getAcceptedIssuers();
+    }
+  }
+}
