@@ -35,6 +35,7 @@ import picocli.CommandLine.ScopeType;
       ClusterCommands.Snapshot.class,
       ClusterCommands.Compact.class,
       ClusterCommands.Stats.class,
+      CertCommand.class,
       CommandLine.HelpCommand.class
     },
     footerHeading = "%nExit codes:%n",

@@ -95,6 +95,21 @@ public final class CertificateAuthority {
     }
   }
 
+  /**
+   * The CA whose certificate and key were written by {@link #writeCertificate} and {@link
+   * #writeKey}.
+   */
+  public static CertificateAuthority load(Path certificateFile, Path keyFile) {
+    X509Certificate cert = PeerTls.certificates("CA certificate", certificateFile).get(0);
+    PrivateKey key = PeerTls.privateKey("CA key", keyFile);
+    return new CertificateAuthority(cert, key);
+  }
+
+  /** Writes the CA's private key as PEM, readable by its owner only. Keep it off the nodes. */
+  public void writeKey(Path file) {
+    writePem(file, pkcs8(key), true);
+  }
+
   /** The CA's certificate (what every node and client trusts). */
   public X509Certificate certificate() {
     return certificate;

@@ -84,7 +84,7 @@ public final class PeerTls {
   public static PeerTls load(Files files, Instant now) {
     List<X509Certificate> authorities = certificates("tls.ca_file", files.caFile());
     List<X509Certificate> chain = certificates("tls.cert_file", files.certFile());
-    PrivateKey key = privateKey(files.keyFile());
+    PrivateKey key = privateKey("tls.key_file", files.keyFile());
     X509Certificate leaf = chain.get(0);
     if (now.isBefore(leaf.getNotBefore().toInstant())) {
       throw new IllegalArgumentException(
@@ -199,7 +199,7 @@ public final class PeerTls {
     }
   }
 
-  private static List<X509Certificate> certificates(String key, Path file) {
+  static List<X509Certificate> certificates(String key, Path file) {
     byte[] bytes = read(key, file);
     try (InputStream in = new java.io.ByteArrayInputStream(bytes)) {
       List<X509Certificate> out = new ArrayList<>();
@@ -216,8 +216,8 @@ public final class PeerTls {
     }
   }
 
-  private static PrivateKey privateKey(Path file) {
-    byte[] bytes = read("tls.key_file", file);
+  static PrivateKey privateKey(String what, Path file) {
+    byte[] bytes = read(what, file);
     try (Reader r =
             new java.io.InputStreamReader(
                 new java.io.ByteArrayInputStream(bytes), StandardCharsets.US_ASCII);
@@ -231,13 +231,14 @@ public final class PeerTls {
         return converter.getPrivateKey(info);
       }
       throw new IllegalArgumentException(
-          "tls.key_file: "
+          what
+              + ": "
               + file
               + " holds no unencrypted PEM private key (PKCS#8, PKCS#1 or SEC1)"
               + (o == null ? "" : "; found " + o.getClass().getSimpleName()));
     } catch (IOException e) {
       throw new IllegalArgumentException(
-          "tls.key_file: " + file + " is not a PEM private key: " + e.getMessage(), e);
+          what + ": " + file + " is not a PEM private key: " + e.getMessage(), e);
     }
   }
 

@@ -1,0 +1,94 @@
+package io.shale.ops.cli;
+
+import io.shale.node.transport.CertificateAuthority;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code shalectl cert}: makes a cluster's CA (once) and a node certificate per node, as PEM files
+ * a node's {@code [tls]} names (CockroachDB's {@code cockroach cert} is the model). Works offline:
+ * it talks to no node.
+ */
+@Command(
+    name = "cert",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Makes the cluster's CA in DIR (ca.pem, ca-key.pem) unless it exists, then a node "
+          + "certificate and key for each --node (NODE.pem, NODE-key.pem), issued for the --host "
+          + "names and addresses peers dial. Existing node files are kept unless --force.",
+      "Keep ca-key.pem off the nodes; give each node ca.pem, its NODE.pem and NODE-key.pem."
+    })
+final class CertCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Option(names = "--dir", required = true, paramLabel = "DIR", description = "Where the files go.")
+  Path dir;
+
+  @Option(
+      names = "--node",
+      required = true,
+      paramLabel = "ID",
+      split = ",",
+      description = "Node ids to issue certificates for (repeat, or comma-separated).")
+  List<String> nodes = new ArrayList<>();
+
+  @Option(
+      names = "--host",
+      paramLabel = "NAME|IP",
+      split = ",",
+      description =
+          "Names and addresses the node certificates are valid for (default: 127.0.0.1, "
+              + "localhost and the node id).")
+  List<String> hosts = new ArrayList<>();
+
+  @Option(
+      names = "--days",
+      paramLabel = "N",
+      description = "Validity of new certificates in days (default: 365).")
+  int days = 365;
+
+  @Option(names = "--force", description = "Replace existing node certificates.")
+  boolean force;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    // The launcher runs from the repository root; a relative --dir means the caller's directory.
+    Path dir = Path.of(System.getProperty("shale.ops.cwd", ".")).resolve(this.dir);
+    Path caCert = dir.resolve("ca.pem");
+    Path caKey = dir.resolve("ca-key.pem");
+    CertificateAuthority ca;
+    if (Files.exists(caCert) && Files.exists(caKey)) {
+      ca = CertificateAuthority.load(caCert, caKey);
+      out.println("CA       " + caCert + " (kept)");
+    } else {
+      ca = CertificateAuthority.create("shale-ca", Duration.ofDays(Math.max(days, 1) * 2L));
+      ca.writeCertificate(caCert);
+      ca.writeKey(caKey);
+      out.println("CA       " + caCert + " (new; its key " + caKey + ")");
+    }
+    for (String node : nodes) {
+      Path cert = dir.resolve(node + ".pem");
+      Path key = dir.resolve(node + "-key.pem");
+      if (!force && Files.exists(cert) && Files.exists(key)) {
+        out.println("node     " + cert + " (kept)");
+        continue;
+      }
+      List<String> names =
+          hosts.isEmpty() ? List.of("127.0.0.1", "localhost", node) : List.copyOf(hosts);
+      ca.issueNode(names, Duration.ofDays(Math.max(days, 1))).write(cert, key);
+      out.println("node     " + cert + " for " + String.join(", ", names));
+    }
+    out.flush();
+    return Shalectl.OK;
+  }
+}
