@@ -11,6 +11,7 @@ import io.shale.client.Member;
 import io.shale.client.ReadConsistency;
 import io.shale.client.RetryPolicy;
 import io.shale.client.ShaleClient;
+import io.shale.node.transport.CertificateAuthority;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -138,6 +139,7 @@ final class DockerCluster implements AutoCloseable {
    */
   DockerCluster(int size, String extraConfig, List<String> extraArgs) throws IOException {
     this.size = size;
+    this.authority = CertificateAuthority.create("docker-cluster-ca", Duration.ofDays(7));
     this.extraConfig = extraConfig;
     this.extraArgs = List.copyOf(extraArgs);
     for (int i = 1; i <= size; i++) {
@@ -148,9 +150,34 @@ final class DockerCluster implements AutoCloseable {
     }
     // Start them together: each waits for its own "ready" line, not for the others.
     nodes.values().parallelStream().forEach(GenericContainer::start);
+    for (String id : nodes.keySet()) {
+      if (!logs(id).contains("speaks mutual TLS")) {
+        throw new IllegalStateException(
+            id + " did not start with mutual TLS on its Raft port:\n" + logs(id));
+      }
+    }
   }
 
   final Map<String, Integer> httpPorts = new LinkedHashMap<>();
+
+  /** The CA of this cluster's Raft ports: every node gets a certificate for its container name. */
+  private final CertificateAuthority authority;
+
+  /** Where a container finds its [tls] files (copied in, readable by the node's user). */
+  private static final String CA_FILE = "/etc/shale/tls-ca.pem";
+
+  private static final String CERT_FILE = "/etc/shale/tls-node.pem";
+  private static final String KEY_FILE = "/etc/shale/tls-node-key.pem";
+
+  /** The [tls] section every node's node.toml ends with: mutual TLS on the Raft port. */
+  static final String TLS_CONFIG =
+      "\n[tls]\nca_file = \""
+          + CA_FILE
+          + "\"\ncert_file = \""
+          + CERT_FILE
+          + "\"\nkey_file = \""
+          + KEY_FILE
+          + "\"\n";
 
   /**
    * A container for node {@code id} on its fixed host ports; with {@code join}, started outside any
@@ -165,6 +192,8 @@ final class DockerCluster implements AutoCloseable {
     if (join) {
       command.add("--join");
     }
+    CertificateAuthority.Issued tls =
+        authority.issueNode(List.of(id, "localhost", "127.0.0.1"), Duration.ofDays(7));
     return new GenericContainer<>(IMAGE)
         .withImagePullPolicy(name -> false)
         .withNetwork(network)
@@ -180,7 +209,12 @@ final class DockerCluster implements AutoCloseable {
                   // runs as the unprivileged user shale, the rules are set through docker exec.
                   .withCapAdd(Capability.NET_ADMIN);
             })
-        .withCopyToContainer(Transferable.of(config(size) + extraConfig), "/etc/shale/node.toml")
+        .withCopyToContainer(
+            Transferable.of(config(size) + TLS_CONFIG + extraConfig), "/etc/shale/node.toml")
+        .withCopyToContainer(Transferable.of(authority.certificatePem(), 0444), CA_FILE)
+        .withCopyToContainer(Transferable.of(tls.certificatePem(), 0444), CERT_FILE)
+        // Readable by all inside the container: the copy belongs to root, the node runs as shale.
+        .withCopyToContainer(Transferable.of(tls.keyPem(), 0444), KEY_FILE)
         .withEnv(
             "JAVA_OPTS",
             "-Xmx256m -Djava.security.properties=/etc/shale/java.security"

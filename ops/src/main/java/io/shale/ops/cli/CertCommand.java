@@ -1,8 +1,7 @@
 package io.shale.ops.cli;
 
-import io.shale.node.transport.CertificateAuthority;
+import io.shale.node.transport.ClusterCertificates;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -64,30 +63,8 @@ final class CertCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     // The launcher runs from the repository root; a relative --dir means the caller's directory.
     Path dir = Path.of(System.getProperty("shale.ops.cwd", ".")).resolve(this.dir);
-    Path caCert = dir.resolve("ca.pem");
-    Path caKey = dir.resolve("ca-key.pem");
-    CertificateAuthority ca;
-    if (Files.exists(caCert) && Files.exists(caKey)) {
-      ca = CertificateAuthority.load(caCert, caKey);
-      out.println("CA       " + caCert + " (kept)");
-    } else {
-      ca = CertificateAuthority.create("shale-ca", Duration.ofDays(Math.max(days, 1) * 2L));
-      ca.writeCertificate(caCert);
-      ca.writeKey(caKey);
-      out.println("CA       " + caCert + " (new; its key " + caKey + ")");
-    }
-    for (String node : nodes) {
-      Path cert = dir.resolve(node + ".pem");
-      Path key = dir.resolve(node + "-key.pem");
-      if (!force && Files.exists(cert) && Files.exists(key)) {
-        out.println("node     " + cert + " (kept)");
-        continue;
-      }
-      List<String> names =
-          hosts.isEmpty() ? List.of("127.0.0.1", "localhost", node) : List.copyOf(hosts);
-      ca.issueNode(names, Duration.ofDays(Math.max(days, 1))).write(cert, key);
-      out.println("node     " + cert + " for " + String.join(", ", names));
-    }
+    ClusterCertificates.ensure(dir, nodes, hosts, Duration.ofDays(Math.max(days, 1)), force)
+        .forEach(out::println);
     out.flush();
     return Shalectl.OK;
   }

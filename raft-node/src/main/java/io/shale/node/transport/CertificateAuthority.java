@@ -62,6 +62,16 @@ public final class CertificateAuthority {
 
   /** A certificate and its private key. */
   public record Issued(X509Certificate certificate, PrivateKey key) {
+    /** The certificate as PEM text. */
+    public String certificatePem() {
+      return pem(certificate);
+    }
+
+    /** The private key as PKCS#8 PEM text. */
+    public String keyPem() {
+      return pem(pkcs8(key));
+    }
+
     /** Writes both as PEM; the key file is readable by its owner only. */
     public void write(Path certificateFile, Path keyFile) {
       writePem(certificateFile, certificate, false);
@@ -113,6 +123,11 @@ public final class CertificateAuthority {
   /** The CA's certificate (what every node and client trusts). */
   public X509Certificate certificate() {
     return certificate;
+  }
+
+  /** The CA's certificate as PEM text. */
+  public String certificatePem() {
+    return pem(certificate);
   }
 
   /** Writes the CA's certificate as PEM (the {@code tls.ca_file} of every node). */
@@ -220,13 +235,18 @@ public final class CertificateAuthority {
     return new BigInteger(127, RANDOM);
   }
 
-  private static void writePem(Path file, Object value, boolean secret) {
+  private static String pem(Object value) {
     StringWriter text = new StringWriter();
     try (JcaPEMWriter w = new JcaPEMWriter(text)) {
       w.writeObject(value);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+    return text.toString();
+  }
+
+  private static void writePem(Path file, Object value, boolean secret) {
+    String text = pem(value);
     try {
       Path parent = file.toAbsolutePath().getParent();
       if (parent != null) {
@@ -243,7 +263,7 @@ public final class CertificateAuthority {
         }
       }
       Files.writeString(
-          file, text.toString(), StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING);
+          file, text, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
     }
