@@ -116,6 +116,10 @@ class ComposeIT {
         .extracting(l -> l.split("\\s+")[0])
         .containsExactly("n1", "n2", "n3");
     assertThat(lines.stream().filter(l -> l.contains("LEADER")).count()).isEqualTo(1);
+    for (String n : List.of("n1", "n2", "n3")) {
+      Result log = compose("logs", "--no-color", n);
+      assertThat(log.out()).as("%s's log", n).contains("speaks mutual TLS");
+    }
     assertThat(shalectl("put", "compose/k", "v").code()).isZero();
     assertThat(shalectl("get", "compose/k")).isEqualTo(new Result(0, "v\n"));
     // Docker's health check (/ready every 5 s) marks all three healthy soon after.
