@@ -226,6 +226,31 @@ class RaftPortTlsTest {
     }
   }
 
+  @Test
+  void peersCheckThatANodesCertificateNamesTheAddressTheyDial() throws Exception {
+    cluster = LocalCluster.withPeerTls(dir, 3);
+    cluster.leader();
+    cluster.stop("n3");
+    // A valid node certificate of the cluster's CA, but for a host n3 is not dialled at.
+    PeerTls.Files n3 = cluster.tlsFiles("n3");
+    cluster
+        .authority()
+        .issueNode(List.of("elsewhere.invalid"), Duration.ofDays(1))
+        .write(n3.certFile(), n3.keyFile());
+    cluster.start("n3");
+    RaftGroupId group = cluster.group().getGroupId();
+    long before =
+        cluster.node(cluster.leader()).server().getDivision(group).getInfo().getLastAppliedIndex();
+    for (int i = 0; i < 20; i++) {
+      kv("n1").put(PutRequest.newBuilder().setKey(s("k" + i)).setValue(s("x")).build());
+    }
+    assertThat(kv("n2").get(GetRequest.newBuilder().setKey(s("k19")).build()).getValue())
+        .isEqualTo(s("x"));
+    assertThat(cluster.node("n3").server().getDivision(group).getInfo().getLastAppliedIndex())
+        .as("entries n3 applied (it stopped at or before %d)", before)
+        .isLessThanOrEqualTo(before);
+  }
+
   private static NodeConfig withTls(NodeConfig c, PeerTls.Files tls) {
     return new NodeConfig(
         c.id(),
