@@ -102,7 +102,16 @@ public sealed interface Command
    * {@code command} under a client-chosen request id (1 to 64 bytes): a retry with the same id is
    * answered with the first attempt's reply instead of being applied again.
    */
-  record Identified(byte[] requestId, Command command) implements Command {
+  record Identified(byte[] requestId, Command command, byte[] commandHash) implements Command {
+    /** {@code command} under {@code requestId}; its hash is computed when it is applied. */
+    public Identified(byte[] requestId, Command command) {
+      this(requestId, command, null);
+    }
+
+    /**
+     * {@code commandHash}, when not null, is the SHA-256 of {@code command}'s encoded form, taken
+     * by the decoder from the entry's bytes so that applying it need not encode the command again.
+     */
     public Identified {
       if (requestId.length < 1 || requestId.length > 64) {
         throw new IllegalArgumentException(

@@ -90,7 +90,7 @@ public final class CommandApplier {
     if (command instanceof Command.Identified id) {
       requestId = id.requestId();
       command = id.command();
-      hash = RequestRecords.hash(command);
+      hash = id.commandHash() != null ? id.commandHash() : RequestRecords.hash(command);
       Recorded sameEntry = idsInEntry.get(ByteBuffer.wrap(requestId));
       if (sameEntry != null) {
         return answerRetry(index, hash, sameEntry.commandHash(), sameEntry.reply(), state, command);

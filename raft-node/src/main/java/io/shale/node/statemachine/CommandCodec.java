@@ -2,6 +2,7 @@ package io.shale.node.statemachine;
 
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
+import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -171,7 +172,19 @@ public final class CommandCodec {
 
   /** Decodes an entry; a malformed one is an {@link IllegalArgumentException} naming the fault. */
   public static Command decode(byte[] entry) {
-    ByteBuffer in = ByteBuffer.wrap(entry);
+    return decode(ByteBuffer.wrap(entry));
+  }
+
+  /**
+   * Decodes the entry between {@code entry}'s position and limit (read-only buffers are fine: a log
+   * entry's bytes are read in place). Decoding is strict, so that an accepted entry is the one
+   * {@link #encode} would write for its command: a request-identified command's hash is then taken
+   * from these bytes, equal to {@link RequestRecords#hash} of the command, without encoding it
+   * again.
+   */
+  public static Command decode(ByteBuffer entry) {
+    ByteBuffer in = entry.slice();
+    int length = in.remaining();
     try {
       byte magic = in.get();
       byte version = in.get();
@@ -191,13 +204,13 @@ public final class CommandCodec {
         int n = in.getInt();
         if (n < 0 || n > in.remaining() / 4) {
           throw new IllegalArgumentException(
-              "group of " + n + " commands in an entry of " + entry.length + " bytes");
+              "group of " + n + " commands in an entry of " + length + " bytes");
         }
         List<Command> commands = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-          byte[] sub = getBytes(in);
+          ByteBuffer sub = getSlice(in);
           // Checked before decoding so that nesting cannot recurse (a group holds batches only).
-          if (sub.length >= 3 && sub[2] == GROUP) {
+          if (sub.remaining() >= 3 && sub.get(2) == GROUP) {
             throw new IllegalArgumentException("a group may not hold a group");
           }
           commands.add(decode(sub));
@@ -208,8 +221,10 @@ public final class CommandCodec {
         return new Command.Group(commands);
       }
       byte[] requestId = null;
+      int commandStart = 2;
       if (kind == IDENTIFIED) {
         requestId = getBytes(in);
+        commandStart = in.position();
         kind = in.get();
       }
       Command c =
@@ -218,7 +233,7 @@ public final class CommandCodec {
               int n = in.getInt();
               if (n < 0 || n > in.remaining()) {
                 throw new IllegalArgumentException(
-                    "batch of " + n + " operations in " + entry.length + " bytes");
+                    "batch of " + n + " operations in " + length + " bytes");
               }
               List<Command.Op> ops = new ArrayList<>(n);
               for (int i = 0; i < n; i++) {
@@ -231,7 +246,15 @@ public final class CommandCodec {
               byte expectation = in.get();
               if (expectation == 2) {
                 long index = in.getLong();
+                if (index < 0) {
+                  throw new IllegalArgumentException(
+                      "compare-and-set on a negative modification index " + index);
+                }
                 yield new Command.CompareAndSet(key, null, index, getOp(in));
+              }
+              if (expectation != 0 && expectation != 1) {
+                throw new IllegalArgumentException(
+                    "unknown compare-and-set expectation " + expectation);
               }
               byte[] expected = expectation == 1 ? getBytes(in) : null;
               yield new Command.CompareAndSet(key, expected, getOp(in));
@@ -243,11 +266,28 @@ public final class CommandCodec {
       if (in.hasRemaining()) {
         throw new IllegalArgumentException(in.remaining() + " bytes after the command");
       }
-      return requestId == null ? c : new Command.Identified(requestId, c);
+      if (requestId == null) {
+        return c;
+      }
+      // The legacy unbounded delete-range form encodes differently: hashed when applied.
+      byte[] hash = kind == DELETE_RANGE ? null : hash(in, commandStart);
+      return new Command.Identified(requestId, c, hash);
     } catch (BufferUnderflowException e) {
       throw new IllegalArgumentException(
-          "command truncated at byte " + in.position() + " of " + entry.length);
+          "command truncated at byte " + in.position() + " of " + length);
     }
+  }
+
+  /**
+   * The SHA-256 of the command from {@code commandStart} to the end of {@code in}, as its own entry
+   * (the magic and version, then its kind and body).
+   */
+  private static byte[] hash(ByteBuffer in, int commandStart) {
+    MessageDigest sha = RequestRecords.sha256();
+    sha.update(MAGIC);
+    sha.update(VERSION);
+    sha.update(in.duplicate().position(commandStart).limit(in.limit()));
+    return sha.digest();
   }
 
   private static Command.DeleteRange getRange(ByteBuffer in, int maxKeys) {
@@ -255,7 +295,11 @@ public final class CommandCodec {
     if (start.length > MAX_KEY_BYTES) {
       throw new IllegalArgumentException("delete range start exceeds " + MAX_KEY_BYTES + " bytes");
     }
-    byte[] end = in.get() == 1 ? checkKey(getBytes(in)) : null;
+    byte hasEnd = in.get();
+    if (hasEnd != 0 && hasEnd != 1) {
+      throw new IllegalArgumentException("delete range end flag " + hasEnd + " is not 0 or 1");
+    }
+    byte[] end = hasEnd == 1 ? checkKey(getBytes(in)) : null;
     if (end != null && java.util.Arrays.compare(start, end) >= 0) {
       throw new IllegalArgumentException("delete range end must be after its start");
     }
@@ -272,7 +316,21 @@ public final class CommandCodec {
     };
   }
 
+  /** A length-prefixed part of {@code in}, read in place. */
+  private static ByteBuffer getSlice(ByteBuffer in) {
+    int n = checkedLength(in);
+    ByteBuffer part = in.slice(in.position(), n);
+    in.position(in.position() + n);
+    return part;
+  }
+
   private static byte[] getBytes(ByteBuffer in) {
+    byte[] b = new byte[checkedLength(in)];
+    in.get(b);
+    return b;
+  }
+
+  private static int checkedLength(ByteBuffer in) {
     int n = in.getInt();
     if (n < 0 || n > in.remaining()) {
       throw new IllegalArgumentException(
@@ -284,8 +342,6 @@ public final class CommandCodec {
               + in.remaining()
               + " bytes left");
     }
-    byte[] b = new byte[n];
-    in.get(b);
-    return b;
+    return n;
   }
 }

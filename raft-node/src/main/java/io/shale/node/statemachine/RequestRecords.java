@@ -54,8 +54,12 @@ final class RequestRecords {
 
   /** The SHA-256 of a command's encoded form: what binds a request id to one command. */
   static byte[] hash(Command command) {
+    return sha256().digest(CommandCodec.encode(command));
+  }
+
+  static MessageDigest sha256() {
     try {
-      return MessageDigest.getInstance("SHA-256").digest(CommandCodec.encode(command));
+      return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every Java runtime provides SHA-256", e);
     }

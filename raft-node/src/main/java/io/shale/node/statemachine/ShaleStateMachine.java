@@ -311,7 +311,7 @@ public final class ShaleStateMachine extends BaseStateMachine
     CommandApplier.Applied applied;
     try {
       Command command =
-          CommandCodec.decode(entry.getStateMachineLogEntry().getLogData().toByteArray());
+          CommandCodec.decode(entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer());
       applied = applier.apply(e, command, index);
     } catch (IllegalArgumentException bad) {
       // Deterministic on every replica: the entry applies nothing and its writer is told why.

@@ -78,42 +78,8 @@ class ApplierDeterminismProperties {
 
   @Provide
   Arbitrary<List<Command>> histories() {
-    Arbitrary<byte[]> keys = Arbitraries.of("a", "b", "c", "d").map(s -> s.getBytes(UTF_8));
-    Arbitrary<byte[]> values =
-        Arbitraries.strings().alpha().ofMaxLength(4).map(s -> s.getBytes(UTF_8));
-    Arbitrary<Command.Op> ops =
-        Arbitraries.oneOf(
-            keys.flatMap(k -> values.map(v -> new Command.Op(k, v))),
-            keys.map(k -> new Command.Op(k, null)));
-    Arbitrary<Command> batch = ops.list().ofMinSize(1).ofMaxSize(3).map(Command.Batch::new);
-    Arbitrary<Command> casValue =
-        keys.flatMap(
-            k ->
-                values
-                    .injectNull(0.3)
-                    .flatMap(exp -> ops.map(then -> new Command.CompareAndSet(k, exp, then))));
-    Arbitrary<Command> casIndex =
-        keys.flatMap(
-            k ->
-                Arbitraries.longs()
-                    .between(0, 12)
-                    .flatMap(i -> ops.map(then -> new Command.CompareAndSet(k, null, i, then))));
-    Arbitrary<Command> deleteRange =
-        keys.flatMap(
-            s ->
-                keys.injectNull(0.3)
-                    .filter(e -> e == null || Arrays.compare(s, e) < 0)
-                    .flatMap(
-                        e ->
-                            Arbitraries.integers()
-                                .between(1, 3)
-                                .map(max -> new Command.DeleteRange(s, e, max))));
-    Arbitrary<Command> plain = Arbitraries.oneOf(batch, casValue, casIndex, deleteRange);
-    Arbitrary<Command> identified =
-        Arbitraries.integers()
-            .between(0, 1_000_000)
-            .flatMap(n -> plain.map(c -> new Command.Identified(("id-" + n).getBytes(UTF_8), c)));
-    return Arbitraries.frequencyOf(Tuple.of(3, plain), Tuple.of(1, identified))
+    return Arbitraries.frequencyOf(
+            Tuple.of(3, CommandArbitraries.plain()), Tuple.of(1, CommandArbitraries.identified()))
         .list()
         .ofMaxSize(25);
   }

@@ -1,0 +1,82 @@
+package io.shale.node.statemachine;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import java.util.Arrays;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+
+/** Random commands over a few keys, so that generated histories touch the same keys often. */
+final class CommandArbitraries {
+  private CommandArbitraries() {}
+
+  private static Arbitrary<byte[]> keys() {
+    return Arbitraries.of("a", "b", "c", "d").map(s -> s.getBytes(UTF_8));
+  }
+
+  private static Arbitrary<byte[]> values() {
+    return Arbitraries.strings().alpha().ofMaxLength(4).map(s -> s.getBytes(UTF_8));
+  }
+
+  private static Arbitrary<Command.Op> ops() {
+    return Arbitraries.oneOf(
+        keys().flatMap(k -> values().map(v -> new Command.Op(k, v))),
+        keys().map(k -> new Command.Op(k, null)));
+  }
+
+  static Arbitrary<Command> batch() {
+    return ops().list().ofMinSize(1).ofMaxSize(3).map(Command.Batch::new);
+  }
+
+  /** A batch, a compare-and-set (on a value or a modification index) or a bounded delete range. */
+  static Arbitrary<Command> plain() {
+    Arbitrary<Command> casValue =
+        keys()
+            .flatMap(
+                k ->
+                    values()
+                        .injectNull(0.3)
+                        .flatMap(
+                            exp -> ops().map(then -> new Command.CompareAndSet(k, exp, then))));
+    Arbitrary<Command> casIndex =
+        keys()
+            .flatMap(
+                k ->
+                    Arbitraries.longs()
+                        .between(0, 12)
+                        .flatMap(
+                            i -> ops().map(then -> new Command.CompareAndSet(k, null, i, then))));
+    Arbitrary<Command> deleteRange =
+        keys()
+            .flatMap(
+                s ->
+                    keys()
+                        .injectNull(0.3)
+                        .filter(e -> e == null || Arrays.compare(s, e) < 0)
+                        .flatMap(
+                            e ->
+                                Arbitraries.integers()
+                                    .between(1, 3)
+                                    .map(max -> new Command.DeleteRange(s, e, max))));
+    return Arbitraries.oneOf(batch(), casValue, casIndex, deleteRange);
+  }
+
+  /** A plain command under a request id. */
+  static Arbitrary<Command> identified() {
+    return Arbitraries.integers()
+        .between(0, 1_000_000)
+        .flatMap(n -> plain().map(c -> new Command.Identified(("id-" + n).getBytes(UTF_8), c)));
+  }
+
+  /** A group commit: batches, some under request ids (what the node's group commit writes). */
+  static Arbitrary<Command> group() {
+    Arbitrary<Command> member =
+        Arbitraries.oneOf(
+            batch(),
+            Arbitraries.integers()
+                .between(0, 1_000_000)
+                .flatMap(
+                    n -> batch().map(b -> new Command.Identified(("g-" + n).getBytes(UTF_8), b))));
+    return member.list().ofMinSize(1).ofMaxSize(4).map(Command.Group::new);
+  }
+}
