@@ -7,6 +7,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -57,8 +58,9 @@ class CertCommandTest {
     run("cert", "--dir", dir.toString(), "--node", "n1", "--force");
     assertThat(Files.readAllBytes(dir.resolve("n1.pem"))).isNotEqualTo(n1Cert);
     load("n1");
-    assertThat(Files.getPosixFilePermissions(dir.resolve("ca-key.pem")).toString())
-        .isEqualTo("[OWNER_READ, OWNER_WRITE]");
+    assertThat(
+            PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("ca-key.pem"))))
+        .isEqualTo("rw-------");
     assertThat(List.of(Files.readString(dir.resolve("n1.pem")).split("\n")).get(0))
         .isEqualTo("-----BEGIN CERTIFICATE-----");
   }
