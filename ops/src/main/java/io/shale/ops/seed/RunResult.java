@@ -11,7 +11,8 @@ import java.util.Properties;
 /**
  * What one configuration's run measured; the child process writes it as a properties file and the
  * report reads it back. Times in microseconds, sizes in bytes; "mixed" figures cover the timed
- * mixed phase only, write amplification covers load and mixed phases.
+ * mixed phase only, write amplification covers load and mixed phases. Burst figures are 0 without a
+ * burst writer ({@link BurstSettings}).
  */
 public record RunResult(
     String config,
@@ -51,7 +52,13 @@ public record RunResult(
     long valuesChecked,
     long residentBytes,
     long memoryLimit,
-    long memoryPeak) {
+    long memoryPeak,
+    double readP99InBurstUs,
+    long readsInBurst,
+    long burstBytes,
+    double burstWriteP99Us,
+    long secondsWithoutOps,
+    long gcMillis) {
 
   public double throughput() {
     return ops / mixedSeconds;
@@ -109,7 +116,13 @@ public record RunResult(
         valuesChecked,
         residentBytes,
         limit,
-        peak);
+        peak,
+        readP99InBurstUs,
+        readsInBurst,
+        burstBytes,
+        burstWriteP99Us,
+        secondsWithoutOps,
+        gcMillis);
   }
 
   void write(Path file) throws IOException {

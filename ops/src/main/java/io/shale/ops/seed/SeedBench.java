@@ -34,6 +34,10 @@ public final class SeedBench {
         --mixed-seconds N       length of the timed mixed phase per configuration (150)
         --threads N             client threads; reads wait on the disk, so more than cores (16)
         --seed N                request-stream seed (42)
+        --burst                 add a burst writer to the mixed phase: 20 s of every 60 s at full speed
+        --burst-period N        seconds from one burst's start to the next (60; implies --burst)
+        --burst-length N        seconds each burst lasts (20; implies --burst)
+        --burst-rate SIZE       bytes per second while bursting, 0 for full speed (0; implies --burst)
         --configs LIST          which of before,after,rocksdb to run, in that order (all)
         --out DIR               where the report and the engines' data go (ops/target/seed-bench)
         --no-cgroup             do not limit memory (the report says so)
@@ -52,6 +56,11 @@ public final class SeedBench {
   private int mixedSeconds = 150;
   private int threads = 16;
   private long seed = 42;
+  private boolean burstOn;
+  private int burstPeriod = BurstSettings.DEFAULT.periodSeconds();
+  private int burstLength = BurstSettings.DEFAULT.lengthSeconds();
+  private long burstRate = BurstSettings.DEFAULT.bytesPerSecond();
+  private BurstSettings burst = BurstSettings.NONE;
   private final List<SeedConfig> configs = new ArrayList<>(List.of(SeedConfig.values()));
   private Path out = Paths.get("ops/target/seed-bench");
   private boolean cgroup = true;
@@ -91,6 +100,20 @@ public final class SeedBench {
             mixedSeconds = (int) positive("--mixed-seconds", need(a, ++i, "--mixed-seconds"));
         case "--threads" -> threads = (int) positive("--threads", need(a, ++i, "--threads"));
         case "--seed" -> seed = Long.parseLong(need(a, ++i, "--seed"));
+        case "--burst" -> burstOn = true;
+        case "--burst-period" -> {
+          burstOn = true;
+          burstPeriod = (int) positive("--burst-period", need(a, ++i, "--burst-period"));
+        }
+        case "--burst-length" -> {
+          burstOn = true;
+          burstLength = (int) positive("--burst-length", need(a, ++i, "--burst-length"));
+        }
+        case "--burst-rate" -> {
+          burstOn = true;
+          String rate = need(a, ++i, "--burst-rate");
+          burstRate = rate.equals("0") ? 0 : ByteSize.parse("--burst-rate", rate);
+        }
         case "--configs" -> {
           configs.clear();
           for (String s : need(a, ++i, "--configs").split(",")) {
@@ -104,6 +127,9 @@ public final class SeedBench {
         case "--plot-only" -> plotOnly = true;
         default -> throw new IllegalArgumentException("unknown option " + a[i]);
       }
+    }
+    if (burstOn) {
+      burst = new BurstSettings(burstPeriod, burstLength, burstRate);
     }
     if (quickDefaults) {
       quick = true;
@@ -170,7 +196,7 @@ public final class SeedBench {
     System.out.printf(
         Locale.ROOT,
         "seed-bench: %s run, %,d keys (%s of keys and values), memory "
-            + "limit %s, warm-up %d s, mixed phase %d s x %d threads, configurations %s%n",
+            + "limit %s, warm-up %d s, mixed phase %d s x %d threads, %s, configurations %s%n",
         quick ? "quick" : "full",
         keys,
         ByteSize.format(dataBytes),
@@ -178,6 +204,7 @@ public final class SeedBench {
         warmupSeconds,
         mixedSeconds,
         threads,
+        burst.describe(),
         configs);
     List<RunResult> results = new ArrayList<>();
     String memoryNote = quick ? "not memory-limited (--quick)" : "not memory-limited (--no-cgroup)";
@@ -207,7 +234,8 @@ public final class SeedBench {
               Integer.toString(mixedSeconds),
               Integer.toString(threads),
               Long.toString(seed),
-              quick ? "quick" : "full"));
+              quick ? "quick" : "full",
+              burst.argument()));
       MemoryCgroup group = null;
       if (cgroup) {
         MemoryCgroup.Result r = MemoryCgroup.create("shale-seed-bench-" + c.slug(), memory);
@@ -261,6 +289,7 @@ public final class SeedBench {
                 mixedSeconds,
                 threads,
                 seed,
+                burst.describe(),
                 System.getProperty("shale.ops.revision", "unknown")));
     Files.writeString(out.resolve("seed-bench.md"), report.markdown());
     Files.writeString(out.resolve("seed-bench.csv"), report.csv());

@@ -19,6 +19,7 @@ final class SeedReport {
       int mixedSeconds,
       int threads,
       long seed,
+      String burst,
       String revision) {}
 
   private enum Unit {
@@ -58,6 +59,15 @@ final class SeedReport {
               "SSTables touched per point read, all keys", Unit.TABLES, r -> r.allTablesTouched()),
           new Metric("Read P99 (all)", Unit.MS, r -> r.readP99Us()),
           new Metric("Read P99.9 (all)", Unit.MS, r -> r.readP999Us()),
+          new Metric("Read P99 (inside burst windows)", Unit.MS, r -> r.readP99InBurstUs()),
+          new Metric("Burst bytes accepted", Unit.MIB, r -> r.burstBytes()),
+          new Metric("Burst write P99", Unit.MS, r -> r.burstWriteP99Us()),
+          new Metric(
+              "Seconds with no completed client operation", Unit.COUNT, r -> r.secondsWithoutOps()),
+          new Metric("JVM GC time in the mixed phase", Unit.MS, r -> r.gcMillis() * 1000.0),
+          new Metric("Disk bytes read in the mixed phase", Unit.MIB, r -> r.diskBytesReadMixed()),
+          new Metric(
+              "Disk bytes written, load and mixed phases", Unit.MIB, r -> r.diskBytesWritten()),
           new Metric("Scan P99 (10-100 keys)", Unit.MS, r -> r.scanP99Us()),
           new Metric("Time with a compaction running", Unit.PERCENT, r -> r.compactionShare()),
           new Metric(
@@ -105,7 +115,7 @@ final class SeedReport {
             Locale.ROOT,
             "Seed benchmark, %s run, engine revision %s: %,d keys "
                 + "(%s of keys and values loaded), %s; %d s of unmeasured warm-up, then a mixed phase of "
-                + "%d s with %d client threads, seed %d.%n%n",
+                + "%d s with %d client threads and %s, seed %d.%n%n",
             setup.quick() ? "quick" : "full",
             setup.revision(),
             setup.keys(),
@@ -114,6 +124,7 @@ final class SeedReport {
             setup.warmupSeconds(),
             setup.mixedSeconds(),
             setup.threads(),
+            setup.burst(),
             setup.seed()));
     Optional<RunResult> before = of(SeedConfig.BEFORE);
     Optional<RunResult> after = of(SeedConfig.AFTER);
@@ -220,6 +231,52 @@ final class SeedReport {
           a.writeAmplification(),
           1,
           Unit.RATIO);
+      lowerBy(
+          t,
+          "after vs RocksDB: read P99.9 at most 1.0x",
+          r.readP999Us(),
+          a.readP999Us(),
+          1,
+          Unit.MS);
+      lowerBy(
+          t,
+          "after vs RocksDB: space amplification at most 1.0x",
+          r.spaceAmplification(),
+          a.spaceAmplification(),
+          1,
+          Unit.RATIO);
+      lowerBy(
+          t,
+          "after vs RocksDB: disk bytes read per operation at most 1.0x",
+          (double) r.diskBytesReadMixed() / Math.max(1, r.ops()),
+          (double) a.diskBytesReadMixed() / Math.max(1, a.ops()),
+          1,
+          Unit.COUNT);
+      if (r.burstBytes() > 0) {
+        double accepted = (double) a.burstBytes() / r.burstBytes();
+        t.add(
+            new String[] {
+              "after vs RocksDB: burst bytes accepted at least 1.0x",
+              String.format(Locale.ROOT, "%.2fx", accepted),
+              accepted >= 1.0 ? "yes" : "no"
+            });
+      }
+    }
+    if (after.isPresent()) {
+      RunResult a = after.get();
+      t.add(
+          new String[] {
+            "after: no second without a completed client operation",
+            Long.toString(a.secondsWithoutOps()),
+            a.secondsWithoutOps() == 0 ? "yes" : "no"
+          });
+      double gcShare = a.gcMillis() / (a.mixedSeconds() * 1000.0);
+      t.add(
+          new String[] {
+            "after: JVM GC under 2% of the mixed phase",
+            String.format(Locale.ROOT, "%.1f%%", gcShare * 100),
+            gcShare < 0.02 ? "yes" : "no"
+          });
     }
     return t;
   }

@@ -21,8 +21,9 @@ import org.HdrHistogram.Recorder;
  * compactions.csv} (intervals with a compaction running) into its output directory.
  *
  * <p>Arguments: {@code config dataDir outDir keys warmupSeconds mixedSeconds threads seed
- * full|quick}. The warm-up runs the same mix on other request streams before the timed phase and is
- * not measured: it fills the caches and the JIT after the load, as a running store has them.
+ * full|quick burst} ({@link BurstSettings#argument}). The warm-up runs the same mix on other
+ * request streams before the timed phase and is not measured: it fills the caches and the JIT after
+ * the load, as a running store has them.
  */
 public final class SeedRun {
   private static final long MAX_LATENCY_NANOS = 120_000_000_000L;
@@ -39,6 +40,7 @@ public final class SeedRun {
   private final long seed;
   private final BenchScale scale;
   private final ValueSource values;
+  private final BurstSettings burst;
 
   /** Live value size of each initial key (-1 once deleted); guarded by the key's stripe lock. */
   private final int[] liveSizes;
@@ -59,6 +61,7 @@ public final class SeedRun {
     this.seed = Long.parseLong(a[7]);
     this.scale = a[8].equals("quick") ? BenchScale.QUICK : BenchScale.FULL;
     this.values = new ValueSource(seed);
+    this.burst = BurstSettings.ofArgument(a[9]);
     this.liveSizes = new int[Math.toIntExact(keys)];
     for (int i = 0; i < LOCK_STRIPES; i++) {
       stripes[i] = new Object();
@@ -66,10 +69,10 @@ public final class SeedRun {
   }
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 9) {
+    if (args.length != 10) {
       System.out.println(
           "usage: SeedRun config dataDir outDir keys warmupSeconds mixedSeconds "
-              + "threads seed full|quick");
+              + "threads seed full|quick none|period,length,bytesPerSecond");
       System.exit(2);
     }
     new SeedRun(args).run();
@@ -163,7 +166,13 @@ public final class SeedRun {
               hot.checked + all.checked,
               residentBytes,
               0,
-              0);
+              0,
+              micros(m.readsBurstTotal, 99),
+              m.readsBurstTotal.getTotalCount(),
+              m.burstBytes.sum(),
+              micros(m.burstWritesTotal, 99),
+              m.secondsWithoutOps,
+              m.gcMillis);
       r.write(outDir.resolve("result.properties"));
       m.writeIntervals(outDir.resolve("compactions.csv"));
     }
@@ -252,6 +261,19 @@ public final class SeedRun {
     final Histogram readsOutsideTotal = new Histogram(MAX_LATENCY_NANOS, 3);
     final Histogram scansTotal = new Histogram(MAX_LATENCY_NANOS, 3);
     final Histogram writesTotal = new Histogram(MAX_LATENCY_NANOS, 3);
+    private final Recorder readsBurst = new Recorder(MAX_LATENCY_NANOS, 3);
+    private final Recorder burstWrites = new Recorder(MAX_LATENCY_NANOS, 3);
+    final Histogram readsBurstTotal = new Histogram(MAX_LATENCY_NANOS, 3);
+    final Histogram burstWritesTotal = new Histogram(MAX_LATENCY_NANOS, 3);
+    final LongAdder burstBytes = new LongAdder();
+
+    /** Seconds of the phase in which the clients completed no operation at all. */
+    long secondsWithoutOps;
+
+    /** Time the JVM's collectors spent during the phase (pauses and concurrent work). */
+    long gcMillis;
+
+    private volatile boolean bursting;
     final LongAdder ops = new LongAdder();
     final LongAdder misses = new LongAdder();
 
@@ -293,14 +315,22 @@ public final class SeedRun {
       Thread poller = new Thread(this::poll, "compaction-poller");
       poller.setDaemon(true);
       poller.start();
+      Thread burster = null;
+      if (timed && burst.enabled()) {
+        burster = new Thread(this::burst, "burst-writer");
+        burster.start();
+      }
+      long gcBefore = gcMillisSoFar();
       Path csvFile = outDir.resolve(timed ? "seconds.csv" : "warmup-seconds.csv");
       try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(csvFile))) {
         csv.println(
-            "second,ops,reads,read_p50_us,read_p99_us,write_p99_us,compacting_share,level0_files");
+            "second,ops,reads,read_p50_us,read_p99_us,write_p99_us,compacting_share,level0_files,"
+                + "burst_bytes");
         long next = phaseStart;
         long lastOps = 0;
         long lastPolls = 0;
         long lastCompacting = 0;
+        long lastBurstBytes = 0;
         for (int second = 1; second <= length && failure == null; second++) {
           next += 1_000_000_000L;
           sleepUntil(Math.min(next, end));
@@ -311,7 +341,13 @@ public final class SeedRun {
           scansTotal.add(scans.getIntervalHistogram());
           readsDuringTotal.add(readsDuring.getIntervalHistogram());
           readsOutsideTotal.add(readsOutside.getIntervalHistogram());
+          readsBurstTotal.add(readsBurst.getIntervalHistogram());
+          burstWritesTotal.add(burstWrites.getIntervalHistogram());
           long o = ops.sum();
+          if (o == lastOps) {
+            secondsWithoutOps++;
+          }
+          long b = burstBytes.sum();
           long p;
           long pc;
           synchronized (this) {
@@ -322,7 +358,7 @@ public final class SeedRun {
           int l0 = store.level0Files();
           csv.printf(
               Locale.ROOT,
-              "%d,%d,%d,%.1f,%.1f,%.1f,%.2f,%d%n",
+              "%d,%d,%d,%.1f,%.1f,%.1f,%.2f,%d,%d%n",
               second,
               o - lastOps,
               r.getTotalCount(),
@@ -330,7 +366,9 @@ public final class SeedRun {
               micros(r, 99),
               micros(w, 99),
               share,
-              l0);
+              l0,
+              b - lastBurstBytes);
+          lastBurstBytes = b;
           if (second % 5 == 0 || second == length) {
             log(
                 "%s: %3d/%d s, %,8.0f ops/s, read p99 %.2f ms, compacting %3.0f%%, L0 %d files",
@@ -352,8 +390,14 @@ public final class SeedRun {
           th.join();
         }
         poller.join();
+        if (burster != null) {
+          burster.join();
+        }
       }
       seconds = (System.nanoTime() - phaseStart) / 1e9;
+      gcMillis = gcMillisSoFar() - gcBefore;
+      readsBurstTotal.add(readsBurst.getIntervalHistogram());
+      burstWritesTotal.add(burstWrites.getIntervalHistogram());
       // What finished after the last sample.
       readsTotal.add(reads.getIntervalHistogram());
       writesTotal.add(writes.getIntervalHistogram());
@@ -414,6 +458,9 @@ public final class SeedRun {
               long nanos = Math.min(System.nanoTime() - t0, MAX_LATENCY_NANOS);
               reads.recordValue(nanos);
               (compacting ? readsDuring : readsOutside).recordValue(nanos);
+              if (bursting) {
+                readsBurst.recordValue(nanos);
+              }
               if (v == null) {
                 misses.increment();
               }
@@ -455,6 +502,72 @@ public final class SeedRun {
         failure = e;
         stop = true;
       }
+    }
+
+    /**
+     * The burst writer: overwrites inside each burst window, at the configured rate or as fast as
+     * the store takes them, with the same bookkeeping as a client's overwrite (so the probes check
+     * what it wrote); sleeps between windows.
+     */
+    private void burst() {
+      SeedWorkload w = new SeedWorkload(keys, seed * 1_000 + 999);
+      long version = 1L << 40; // apart from the clients' versions
+      try {
+        while (!stop) {
+          long ms = (System.nanoTime() - phaseStart) / 1_000_000;
+          if (!burst.inWindow(ms)) {
+            bursting = false;
+            long wait = burst.nextWindowStart(ms) - ms;
+            Thread.sleep(Math.max(1, Math.min(wait, 200)));
+            continue;
+          }
+          bursting = true;
+          SeedWorkload.Op op = w.nextOverwrite();
+          byte[] key = SeedWorkload.key(op.key());
+          byte[] v = values.value(op.key(), version++, op.valueSize());
+          long t0 = System.nanoTime();
+          synchronized (stripe(op.key())) {
+            store.put(key, v);
+            liveSizes[(int) op.key()] = op.valueSize();
+          }
+          burstWrites.recordValue(Math.min(System.nanoTime() - t0, MAX_LATENCY_NANOS));
+          burstBytes.add(key.length + v.length);
+          userBytes.add(key.length + v.length);
+          if (burst.bytesPerSecond() > 0) {
+            // Paced within the window: the bytes written so far in it set the earliest next write.
+            long windowStart = ms - ms % (burst.periodSeconds() * 1000L);
+            long due =
+                phaseStart
+                    + windowStart * 1_000_000
+                    + (long)
+                        (burstBytesInWindow(windowStart, key.length + v.length)
+                            * 1e9
+                            / burst.bytesPerSecond());
+            sleepUntil(due);
+          }
+        }
+      } catch (Throwable e) {
+        failure = e;
+        stop = true;
+      } finally {
+        bursting = false;
+      }
+    }
+
+    private long windowOfBytes = -1;
+    private long bytesInWindow;
+
+    /**
+     * Bytes the burst writer wrote in the window starting at {@code windowStart} ms, this one
+     * included.
+     */
+    private long burstBytesInWindow(long windowStart, int written) {
+      if (windowOfBytes != windowStart) {
+        windowOfBytes = windowStart;
+        bytesInWindow = 0;
+      }
+      bytesInWindow += written;
+      return bytesInWindow;
     }
 
     void writeIntervals(Path file) throws IOException {
@@ -510,6 +623,16 @@ public final class SeedRun {
         (double) (c1.filterPasses() - c0.filterPasses()) / n,
         (double) (c1.filterProbes() - c0.filterProbes()) / n,
         checked);
+  }
+
+  /** Milliseconds the JVM's garbage collectors have run so far. */
+  private static long gcMillisSoFar() {
+    long sum = 0;
+    for (java.lang.management.GarbageCollectorMXBean gc :
+        java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
+      sum += Math.max(0, gc.getCollectionTime());
+    }
+    return sum;
   }
 
   /** This process's resident memory (heap and native, not page cache), from /proc/self/status. */

@@ -147,6 +147,11 @@ public final class SeedWorkload {
     return new Op(Kind.DELETE, hotKey(), 0, 0);
   }
 
+  /** An overwrite as the clients' are: a zipfian initial key, a value of the seed's sizes. */
+  public Op nextOverwrite() {
+    return new Op(Kind.OVERWRITE, zipfianKey(), 0, ValueSizes.next(rnd));
+  }
+
   /** The value size of key {@code n} in the load phase (deterministic per key). */
   public static int loadValueSize(long n, long seed) {
     return ValueSizes.next(new SplittableRandom(seed * 0x9E3779B97F4A7C15L + n));

@@ -60,7 +60,13 @@ class SeedReportTest {
         40_000,
         200 << 20,
         512 << 20,
-        500 << 20);
+        500 << 20,
+        7_500,
+        300,
+        64L << 20,
+        9_000,
+        2,
+        150);
   }
 
   @Test
@@ -84,7 +90,8 @@ class SeedReportTest {
     String md =
         new SeedReport(
                 List.of(before, after, rocks),
-                new SeedReport.Setup(false, 1000, 4_000_000, "limited", 3, 10, 4, 42, "abc"))
+                new SeedReport.Setup(
+                    false, 1000, 4_000_000, "limited", 3, 10, 4, 42, "no burst writer", "abc"))
             .markdown();
     assertThat(md)
         .contains("| Shale before | Shale after | RocksDB | after / before | after / RocksDB |");
@@ -101,6 +108,15 @@ class SeedReportTest {
         .containsPattern("read P99 during compaction at most 1\\.0x \\| 1\\.25x[^|]*\\| no");
     assertThat(md).containsPattern("write amplification at most 1\\.0x \\| 0\\.80x[^|]*\\| yes");
     assertThat(md).contains("| WriteThrottled errors | 7 | 7 | 7 (stalls instead) |");
+    assertThat(md).contains("and no burst writer, seed 42.");
+    assertThat(md)
+        .contains("| Seconds with no completed client operation | 2 | 2 | 2 | 1.00x | 1.00x |");
+    assertThat(md)
+        .contains("| JVM GC time in the mixed phase | 150.00 ms | 150.00 ms | 150.00 ms |");
+    assertThat(md).contains("| Burst bytes accepted | 64.00 MiB |");
+    assertThat(md).containsPattern("burst bytes accepted at least 1\\.0x \\| 1\\.00x \\| yes");
+    assertThat(md).contains("| after: no second without a completed client operation | 2 | no |");
+    assertThat(md).contains("| after: JVM GC under 2% of the mixed phase | 1.5% | yes |");
   }
 
   @Test
@@ -109,7 +125,8 @@ class SeedReportTest {
     String csv =
         new SeedReport(
                 List.of(after),
-                new SeedReport.Setup(true, 1000, 4_000_000, "none", 3, 10, 4, 42, "abc"))
+                new SeedReport.Setup(
+                    true, 1000, 4_000_000, "none", 3, 10, 4, 42, "no burst writer", "abc"))
             .csv();
     assertThat(csv.lines().findFirst()).hasValue("metric,unit,after");
     assertThat(csv).contains("\"Read P99 (during compaction)\",ms,50.0000");
