@@ -29,7 +29,6 @@ import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
-import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.util.TimeDuration;
 import org.junit.jupiter.api.AfterEach;
@@ -199,28 +198,15 @@ class RaftPortTlsTest {
         withTls(
             cluster.config("n3"), new PeerTls.Files(otherCa, otherCert, otherKey, "shale-node"));
     try (ShaleNode outsider = ShaleNode.start(foreign)) {
-      RaftGroupId group = cluster.group().getGroupId();
-      long before =
-          cluster
-              .node(cluster.leader())
-              .server()
-              .getDivision(group)
-              .getInfo()
-              .getLastAppliedIndex();
+      long before = applied(cluster.node(cluster.leader()));
       for (int i = 0; i < 20; i++) {
         kv("n1").put(PutRequest.newBuilder().setKey(s("after" + i)).setValue(s("x")).build());
       }
       assertThat(kv("n2").get(GetRequest.newBuilder().setKey(s("after19")).build()).getValue())
           .isEqualTo(s("x"));
-      long committed =
-          cluster
-              .node(cluster.leader())
-              .server()
-              .getDivision(group)
-              .getInfo()
-              .getLastAppliedIndex();
+      long committed = applied(cluster.node(cluster.leader()));
       assertThat(committed).isGreaterThanOrEqualTo(before + 20);
-      assertThat(outsider.server().getDivision(group).getInfo().getLastAppliedIndex())
+      assertThat(applied(outsider))
           .as("entries the outsider applied (it stopped at or before %d)", before)
           .isLessThanOrEqualTo(before);
     }
@@ -238,17 +224,20 @@ class RaftPortTlsTest {
         .issueNode(List.of("elsewhere.invalid"), Duration.ofDays(1))
         .write(n3.certFile(), n3.keyFile());
     cluster.start("n3");
-    RaftGroupId group = cluster.group().getGroupId();
-    long before =
-        cluster.node(cluster.leader()).server().getDivision(group).getInfo().getLastAppliedIndex();
+    long before = applied(cluster.node(cluster.leader()));
     for (int i = 0; i < 20; i++) {
       kv("n1").put(PutRequest.newBuilder().setKey(s("k" + i)).setValue(s("x")).build());
     }
     assertThat(kv("n2").get(GetRequest.newBuilder().setKey(s("k19")).build()).getValue())
         .isEqualTo(s("x"));
-    assertThat(cluster.node("n3").server().getDivision(group).getInfo().getLastAppliedIndex())
+    assertThat(applied(cluster.node("n3")))
         .as("entries n3 applied (it stopped at or before %d)", before)
         .isLessThanOrEqualTo(before);
+  }
+
+  /** The last index {@code node} applied. */
+  private long applied(ShaleNode node) throws IOException {
+    return node.server().getDivision(cluster.group().getGroupId()).getInfo().getLastAppliedIndex();
   }
 
   private static NodeConfig withTls(NodeConfig c, PeerTls.Files tls) {

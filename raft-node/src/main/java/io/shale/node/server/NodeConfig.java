@@ -46,32 +46,6 @@ public record NodeConfig(
     EngineOptions engine,
     PeerTls.Files tls) {
 
-  /** A node whose Raft port is plaintext (no {@code [tls]}). */
-  public NodeConfig(
-      String id,
-      String cluster,
-      Path dataDir,
-      String raftAddress,
-      String apiAddress,
-      String httpAddress,
-      List<Peer> peers,
-      RaftSettings raft,
-      Limits limits,
-      EngineOptions engine) {
-    this(
-        id,
-        cluster,
-        dataDir,
-        raftAddress,
-        apiAddress,
-        httpAddress,
-        peers,
-        raft,
-        limits,
-        engine,
-        null);
-  }
-
   public NodeConfig {
     peers = List.copyOf(peers);
     if (peers.stream().noneMatch(p -> p.id().equals(id))) {
