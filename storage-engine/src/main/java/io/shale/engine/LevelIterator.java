@@ -136,6 +136,11 @@ final class LevelIterator implements InternalIterator {
   }
 
   @Override
+  public io.shale.engine.iterator.ValueSlice valueSlice() {
+    return current.valueSlice();
+  }
+
+  @Override
   public void close() {
     closeCurrent();
   }

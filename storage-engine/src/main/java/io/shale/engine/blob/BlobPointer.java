@@ -13,13 +13,18 @@ public record BlobPointer(long fileNumber, long offset, int length, int crc) {
 
   /** Decode; IllegalStateException if malformed (the caller names the table and offset). */
   public static BlobPointer decode(byte[] b) {
-    Varints.Cursor c = new Varints.Cursor(b, 0, b.length);
+    return decode(b, 0, b.length);
+  }
+
+  /** Decode {@code b[from, from + length)}; IllegalStateException if malformed. */
+  public static BlobPointer decode(byte[] b, int from, int length) {
+    Varints.Cursor c = new Varints.Cursor(b, from, from + length);
     long file = Varints.readVarint64(c);
     long offset = Varints.readVarint64(c);
-    int length = Varints.readVarint32(c);
-    if (c.pos + 4 != b.length) {
-      throw new IllegalStateException("blob pointer of " + b.length + " bytes is malformed");
+    int valueLength = Varints.readVarint32(c);
+    if (c.pos + 4 != from + length) {
+      throw new IllegalStateException("blob pointer of " + length + " bytes is malformed");
     }
-    return new BlobPointer(file, offset, length, Varints.readFixed32(b, c.pos));
+    return new BlobPointer(file, offset, valueLength, Varints.readFixed32(b, c.pos));
   }
 }

@@ -2,6 +2,7 @@ package io.shale.engine.compaction;
 
 import io.shale.engine.blob.BlobPointer;
 import io.shale.engine.iterator.InternalIterator;
+import io.shale.engine.iterator.ValueSlice;
 import io.shale.engine.key.Keys;
 import io.shale.engine.key.ValueKind;
 import io.shale.engine.sstable.TableBuilder;
@@ -43,6 +44,8 @@ public final class TableOutput {
   private final int bloomBitsPerKey;
   private final long targetFileSize;
   private final LongConsumer ioCharge;
+
+  private static final ValueSlice NO_VALUE = ValueSlice.of(new byte[0]);
 
   /** Replaces an entry's value while it is written (may write elsewhere, e.g. a blob file). */
   public interface ValueRewriter {
@@ -150,13 +153,19 @@ public final class TableOutput {
           source.next();
           continue;
         }
-        byte[] value = kind == ValueKind.TOMBSTONE ? new byte[0] : source.value();
-        if (rewriter != null && kind != ValueKind.TOMBSTONE) {
-          Rewritten r = rewriter.rewrite(key, kind, value);
+        ValueSlice value;
+        if (kind == ValueKind.TOMBSTONE) {
+          value = NO_VALUE;
+        } else if (rewriter != null) {
+          byte[] v = source.value();
+          Rewritten r = rewriter.rewrite(key, kind, v);
           if (r != null) {
             kind = r.kind();
-            value = r.value();
+            v = r.value();
           }
+          value = ValueSlice.of(v);
+        } else {
+          value = source.valueSlice(); // in the input block: copied into the output, never kept
         }
         boolean cut = cutBefore.test(key);
         if (builder != null && (cut || builder.estimatedFileSize() >= targetFileSize)) {
@@ -171,7 +180,7 @@ public final class TableOutput {
               new TableBuilder(
                   pathOf.apply(number), tableOptions, level, bloomBitsPerKey, ioCharge);
         }
-        builder.add(key, source.sequence(), kind, value);
+        builder.add(key, source.sequence(), kind, value.array(), value.offset(), value.length());
         source.next();
       }
       if (builder != null) {
@@ -197,7 +206,8 @@ public final class TableOutput {
   private static void countGarbage(
       Map<Long, long[]> garbage, ValueKind kind, InternalIterator source) {
     if (kind == ValueKind.BLOB_POINTER) {
-      BlobPointer p = BlobPointer.decode(source.value());
+      ValueSlice v = source.valueSlice();
+      BlobPointer p = BlobPointer.decode(v.array(), v.offset(), v.length());
       long[] g = garbage.computeIfAbsent(p.fileNumber(), n -> new long[2]);
       g[0] += p.length();
       g[1]++;

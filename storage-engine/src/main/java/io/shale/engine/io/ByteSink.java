@@ -36,6 +36,24 @@ public final class ByteSink {
     }
   }
 
+  /**
+   * Make room for {@code bytes} more bytes and return the array to write them into, at {@link
+   * #size()}; {@link #advance} then claims what was written. Lets a codec write in place.
+   */
+  public byte[] reserve(int bytes) {
+    ensure(bytes);
+    return buf;
+  }
+
+  /** Claim {@code bytes} written into the array {@link #reserve} returned. */
+  public void advance(int bytes) {
+    if (bytes < 0 || size + bytes > buf.length) {
+      throw new IllegalArgumentException(
+          "cannot claim " + bytes + " bytes at " + size + " of " + buf.length);
+    }
+    size += bytes;
+  }
+
   public ByteSink put(byte b) {
     ensure(1);
     buf[size++] = b;

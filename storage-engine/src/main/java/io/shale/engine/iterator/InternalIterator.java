@@ -29,6 +29,14 @@ public interface InternalIterator extends AutoCloseable {
   /** The value bytes; may copy, so callers that only need keys should not call it. */
   byte[] value();
 
+  /**
+   * The value without a copy where the source allows it (a table block); valid only until this
+   * iterator moves. Callers that keep the value use {@link #value()}.
+   */
+  default ValueSlice valueSlice() {
+    return ValueSlice.of(value());
+  }
+
   @Override
   void close();
 }

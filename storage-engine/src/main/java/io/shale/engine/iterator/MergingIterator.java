@@ -93,6 +93,11 @@ public final class MergingIterator implements InternalIterator {
   }
 
   @Override
+  public ValueSlice valueSlice() {
+    return children.get(current).valueSlice();
+  }
+
+  @Override
   public void close() {
     RuntimeException first = null;
     for (InternalIterator c : children) {

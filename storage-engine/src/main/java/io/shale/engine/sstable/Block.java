@@ -3,6 +3,7 @@ package io.shale.engine.sstable;
 import io.shale.engine.io.CorruptionException;
 import io.shale.engine.io.Varints;
 import io.shale.engine.iterator.Direction;
+import io.shale.engine.iterator.ValueSlice;
 import io.shale.engine.key.Keys;
 import io.shale.engine.key.ValueKind;
 import java.nio.file.Path;
@@ -19,12 +20,14 @@ final class Block {
   private final int restartCount;
   private final Path file;
   private final long fileOffset;
+  private final int length;
 
   /** A block whose contents are {@code data[0, length)}; bytes past length are ignored. */
   Block(byte[] data, int length, Path file, long fileOffset) {
     this.data = data;
     this.file = file;
     this.fileOffset = fileOffset;
+    this.length = length;
     if (length < 4 || length > data.length) {
       throw corrupt("block too short (" + length + " bytes)");
     }
@@ -36,8 +39,9 @@ final class Block {
     restartsOffset = (int) ro;
   }
 
+  /** Bytes of contents (the array may be longer). */
   int sizeBytes() {
-    return data.length;
+    return length;
   }
 
   private CorruptionException corrupt(String what) {
@@ -88,6 +92,11 @@ final class Block {
 
     byte[] value() {
       return Arrays.copyOfRange(data, valueOffset, valueOffset + valueLength);
+    }
+
+    /** The value in place: valid while this block is (see {@link BlockReadBuffers}). */
+    ValueSlice valueSlice() {
+      return new ValueSlice(data, valueOffset, valueLength);
     }
 
     byte[] blockData() {

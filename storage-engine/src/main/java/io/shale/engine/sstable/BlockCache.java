@@ -1,45 +1,95 @@
 package io.shale.engine.sstable;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.HashMap;
 import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * A bounded LRU cache of decoded, verified blocks, charged by bytes. Split into shards with a lock
- * each, so that concurrent readers rarely contend. Thread-safe.
+ * A bounded cache of decoded, verified blocks, held off the Java heap, charged by bytes.
+ * Thread-safe.
+ *
+ * <p>Why off the heap: a block cache on the heap keeps every block long enough to be promoted, and
+ * then evicts it, so the old generation fills with dead blocks at the rate blocks are read. In a
+ * heap of a few hundred MiB that is a full collection every second or so (see docs/benchmarks.md,
+ * "Cause, change, effect"). Here each shard is a ring of direct-memory chunks (RocksDB's block
+ * cache is native memory for the same reason); a hit copies the block into the reader's {@link
+ * BlockReadBuffers} array, which the reader reuses, so neither a hit nor a miss leaves garbage.
+ *
+ * <p>Eviction is first-in first-out by chunk with a second chance: when the ring moves into a
+ * chunk, the blocks written there a turn ago are dropped, and a hit on a block in the older half of
+ * the ring copies it to the head, so blocks in use stay. Chunks are allocated as the ring first
+ * reaches them, so memory grows with use up to the capacity; if direct memory ({@code
+ * -XX:MaxDirectMemorySize}, by default the heap's size) runs out first, the ring stops growing and
+ * a warning says so. A block larger than a chunk is not cached.
  */
 public final class BlockCache {
-  private static final int SHARDS = 16;
-  private static final int ENTRY_OVERHEAD = 96;
+  private static final Logger LOG = LoggerFactory.getLogger(BlockCache.class);
+  private static final int MAX_SHARDS = 16;
+  private static final long MIN_SHARD_BYTES = 1L << 20;
+  private static final int MAX_CHUNK_BYTES = 256 << 10;
+  private static final int MIN_CHUNK_BYTES = 16 << 10;
 
   private record Key(long fileNumber, long offset) {}
 
-  private final Shard[] shards = new Shard[SHARDS];
+  /** A block written at logical ring position {@code pos}: the map's value and the FIFO's item. */
+  private record Placed(Key key, long pos, int length) {}
+
+  private final Shard[] shards;
   private final long capacityBytes;
   private final LongAdder hits = new LongAdder();
   private final LongAdder misses = new LongAdder();
 
   public BlockCache(long capacityBytes) {
-    this.capacityBytes = capacityBytes;
-    for (int i = 0; i < SHARDS; i++) {
-      shards[i] = new Shard(capacityBytes / SHARDS);
+    this.capacityBytes = Math.max(0, capacityBytes);
+    if (this.capacityBytes < MIN_CHUNK_BYTES) {
+      shards = new Shard[0];
+      return;
+    }
+    int n =
+        Integer.highestOneBit(
+            (int) Math.max(1, Math.min(MAX_SHARDS, this.capacityBytes / MIN_SHARD_BYTES)));
+    long shardBytes = this.capacityBytes / n;
+    int chunk = (int) Math.min(MAX_CHUNK_BYTES, Math.max(MIN_CHUNK_BYTES, shardBytes / 8));
+    shards = new Shard[n];
+    for (int i = 0; i < n; i++) {
+      shards[i] = new Shard(chunk, (int) Math.max(1, shardBytes / chunk));
     }
   }
 
   private Shard shard(Key k) {
     int h = Long.hashCode(k.fileNumber * 0x9E3779B97F4A7C15L ^ k.offset);
-    return shards[(h ^ h >>> 16) & (SHARDS - 1)];
+    return shards[(h ^ h >>> 16) & (shards.length - 1)];
   }
 
-  Block get(long fileNumber, long offset) {
-    Key k = new Key(fileNumber, offset);
-    Block b = shard(k).get(k);
-    if (b == null) {
-      misses.increment();
-    } else {
-      hits.increment();
+  /**
+   * The cached block at {@code offset} of table {@code fileNumber}, copied into {@code into}'s
+   * decoded array (valid until its next use), or null.
+   */
+  Block get(long fileNumber, long offset, Path file, BlockReadBuffers into) {
+    int length = -1;
+    byte[] data = null;
+    if (shards.length > 0) {
+      Key k = new Key(fileNumber, offset);
+      Shard s = shard(k);
+      synchronized (s) {
+        Placed p = s.slots.get(k);
+        if (p != null) {
+          length = p.length;
+          data = into.decoded(length);
+          s.copyOut(p, data);
+        }
+      }
     }
-    return b;
+    if (data == null) {
+      misses.increment();
+      return null;
+    }
+    hits.increment();
+    return new Block(data, length, file, offset);
   }
 
   /** Count a block read that bypassed the cache (mapped tables): a miss, by definition. */
@@ -47,18 +97,24 @@ public final class BlockCache {
     misses.increment();
   }
 
-  void put(long fileNumber, long offset, Block block) {
-    if (capacityBytes <= 0) {
+  /** Cache a copy of {@code data[0, length)} as the block at {@code offset} of the table. */
+  void put(long fileNumber, long offset, byte[] data, int length) {
+    if (shards.length == 0) {
       return;
     }
     Key k = new Key(fileNumber, offset);
-    shard(k).put(k, block);
+    Shard s = shard(k);
+    synchronized (s) {
+      s.place(k, data, length);
+    }
   }
 
-  /** Drop every block of a deleted file so that its memory is returned at once. */
+  /** Drop every block of a deleted file so that its space is reused first. */
   public void evictFile(long fileNumber) {
     for (Shard s : shards) {
-      s.evictFile(fileNumber);
+      synchronized (s) {
+        s.evictFile(fileNumber);
+      }
     }
   }
 
@@ -66,10 +122,13 @@ public final class BlockCache {
     return capacityBytes;
   }
 
+  /** Bytes of the blocks cached now (chunk tails and dropped blocks not counted). */
   public long usedBytes() {
     long sum = 0;
     for (Shard s : shards) {
-      sum += s.used();
+      synchronized (s) {
+        sum += s.used;
+      }
     }
     return sum;
   }
@@ -83,46 +142,109 @@ public final class BlockCache {
     return misses.sum();
   }
 
+  /**
+   * One ring: logical positions grow forever; position {@code p} lives in chunk {@code (p /
+   * chunkBytes) % chunkCount}. Invariant: every block in {@link #slots} lies within the last {@code
+   * chunkCount} chunks written, so its bytes are intact. Guarded by the shard's monitor.
+   */
   private static final class Shard {
-    private final long capacity;
+    private final int chunkBytes;
+    private final ByteBuffer[] chunks;
+    private int chunkCount;
+    private long head;
     private long used;
-    private final LinkedHashMap<Key, Block> map = new LinkedHashMap<>(256, 0.75f, true);
+    private final HashMap<Key, Placed> slots = new HashMap<>();
+    private final ArrayDeque<Placed> order = new ArrayDeque<>();
 
-    Shard(long capacity) {
-      this.capacity = capacity;
+    Shard(int chunkBytes, int chunkCount) {
+      this.chunkBytes = chunkBytes;
+      this.chunkCount = chunkCount;
+      this.chunks = new ByteBuffer[chunkCount];
     }
 
-    synchronized Block get(Key k) {
-      return map.get(k);
+    private ByteBuffer chunkAt(long pos) {
+      return chunks[(int) ((pos / chunkBytes) % chunkCount)];
     }
 
-    synchronized void put(Key k, Block b) {
-      Block old = map.put(k, b);
-      if (old != null) {
-        used -= old.sizeBytes() + ENTRY_OVERHEAD;
-      }
-      used += b.sizeBytes() + ENTRY_OVERHEAD;
-      var it = map.entrySet().iterator();
-      while (used > capacity && it.hasNext()) {
-        Map.Entry<Key, Block> e = it.next();
-        used -= e.getValue().sizeBytes() + ENTRY_OVERHEAD;
-        it.remove();
+    void copyOut(Placed p, byte[] into) {
+      chunkAt(p.pos).get((int) (p.pos % chunkBytes), into, 0, p.length);
+      if (p.pos < head - (long) chunkCount * chunkBytes / 2) {
+        place(p.key, into, p.length); // in use and soon overwritten: a second chance
       }
     }
 
-    synchronized void evictFile(long fileNumber) {
-      var it = map.entrySet().iterator();
-      while (it.hasNext()) {
-        Map.Entry<Key, Block> e = it.next();
-        if (e.getKey().fileNumber == fileNumber) {
-          used -= e.getValue().sizeBytes() + ENTRY_OVERHEAD;
-          it.remove();
+    void place(Key k, byte[] data, int length) {
+      if (length > chunkBytes || chunkCount == 0) {
+        forget(slots.remove(k));
+        return;
+      }
+      int inChunk = (int) (head % chunkBytes);
+      if (inChunk != 0 && inChunk + length > chunkBytes) {
+        head += chunkBytes - inChunk; // a block never straddles two chunks
+        inChunk = 0;
+      }
+      if (inChunk == 0 && !enterChunk(head / chunkBytes)) {
+        return;
+      }
+      chunkAt(head).put((int) (head % chunkBytes), data, 0, length);
+      Placed p = new Placed(k, head, length);
+      forget(slots.put(k, p));
+      used += length;
+      order.addLast(p);
+      head += length;
+    }
+
+    /**
+     * Make logical chunk {@code n} writable: allocate it on the ring's first turn, and drop the
+     * blocks it held a turn ago. False if the cache has no memory at all.
+     */
+    private boolean enterChunk(long n) {
+      if (n < chunkCount && chunks[(int) n] == null) {
+        try {
+          chunks[(int) n] = ByteBuffer.allocateDirect(chunkBytes);
+        } catch (OutOfMemoryError e) {
+          LOG.warn(
+              "block cache: direct memory ran out after {} chunks of {} bytes in a shard that"
+                  + " wanted {}; the cache stays at that size (raise -XX:MaxDirectMemorySize or"
+                  + " lower lsm.block_cache_size)",
+              n,
+              chunkBytes,
+              chunkCount);
+          chunkCount = (int) n; // the ring closes here: chunk n becomes chunk 0
+          if (chunkCount == 0) {
+            return false;
+          }
         }
       }
+      long liveFrom = (n - chunkCount + 1) * chunkBytes;
+      while (!order.isEmpty() && order.peekFirst().pos < liveFrom) {
+        Placed p = order.pollFirst();
+        if (slots.get(p.key) == p) {
+          slots.remove(p.key);
+          used -= p.length;
+        }
+      }
+      return true;
     }
 
-    synchronized long used() {
-      return used;
+    /** Account for {@code p} (may be null) having left the map. */
+    private void forget(Placed p) {
+      if (p != null) {
+        used -= p.length;
+      }
+    }
+
+    void evictFile(long fileNumber) {
+      slots
+          .values()
+          .removeIf(
+              p -> {
+                if (p.key.fileNumber == fileNumber) {
+                  used -= p.length;
+                  return true;
+                }
+                return false;
+              });
     }
   }
 }

@@ -20,6 +20,9 @@ public enum Compression {
   // with native code (its "fast" decompressor is pure Java).
   private static final LZ4SafeDecompressor DECOMPRESSOR = FACTORY.safeDecompressor();
 
+  /** A block holds at most one entry past its target size, and a value is at most 64 MiB. */
+  static final int MAX_RAW_BLOCK_BYTES = 128 << 20;
+
   private final int code;
 
   Compression(int code) {
@@ -59,24 +62,37 @@ public enum Compression {
     out.reset();
     out.putVarint(len);
     int max = COMPRESSOR.maxCompressedLength(len);
-    byte[] dst = new byte[max];
-    int n = COMPRESSOR.compress(raw, 0, len, dst, 0, max);
+    byte[] dst = out.reserve(max); // in place: no buffer per block
+    int n = COMPRESSOR.compress(raw, 0, len, dst, out.size(), max);
     if (n + Varints.varintLength(len) > len - len / 8) {
       return false;
     }
-    out.put(dst, 0, n);
+    out.advance(n);
     return true;
   }
 
-  static byte[] lz4Decompress(byte[] block, int len) {
+  /** The decoded length of the LZ4 block {@code block[0, len)}, from its header. */
+  static int lz4RawLength(byte[] block, int len) {
+    int rawLen = Varints.readVarint32(new Varints.Cursor(block, 0, len));
+    if (rawLen < 0 || rawLen > MAX_RAW_BLOCK_BYTES) {
+      throw new IllegalStateException(
+          "LZ4 block claims " + rawLen + " decoded bytes (at most " + MAX_RAW_BLOCK_BYTES + ")");
+    }
+    return rawLen;
+  }
+
+  /**
+   * Decompress the LZ4 block {@code block[0, len)} into {@code into[0, rawLength)}, where {@code
+   * into} holds at least {@link #lz4RawLength} bytes; returns that length.
+   */
+  static int lz4Decompress(byte[] block, int len, byte[] into) {
     Varints.Cursor c = new Varints.Cursor(block, 0, len);
     int rawLen = Varints.readVarint32(c);
-    byte[] raw = new byte[rawLen];
-    int n = DECOMPRESSOR.decompress(block, c.pos, len - c.pos, raw, 0, rawLen);
+    int n = DECOMPRESSOR.decompress(block, c.pos, len - c.pos, into, 0, rawLen);
     if (n != rawLen) {
       throw new IllegalStateException(
           "LZ4 block decompressed to " + n + " bytes, expected " + rawLen);
     }
-    return raw;
+    return rawLen;
   }
 }

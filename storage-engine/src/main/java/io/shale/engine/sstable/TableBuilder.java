@@ -78,6 +78,17 @@ public final class TableBuilder {
   }
 
   public void add(byte[] userKey, long sequence, ValueKind kind, byte[] value) throws IOException {
+    add(userKey, sequence, kind, value, 0, value.length);
+  }
+
+  /**
+   * Add {@code value[valueOffset, valueOffset + valueLength)}, copied before this returns.
+   * Precondition: {@code userKey} is not before the previous key added, and this builder may keep
+   * it (it is not reused by the caller).
+   */
+  public void add(
+      byte[] userKey, long sequence, ValueKind kind, byte[] value, int valueOffset, int valueLength)
+      throws IOException {
     if (lastKey != null && Keys.compare(lastKey, userKey) > 0) {
       throw new IllegalStateException("keys added out of order to " + file);
     }
@@ -90,18 +101,19 @@ public final class TableBuilder {
     if (smallestKey == null) {
       smallestKey = userKey;
     }
-    data.add(userKey, Keys.trailer(sequence, kind), value, 0, value.length);
+    data.add(userKey, Keys.trailer(sequence, kind), value, valueOffset, valueLength);
     lastKey = userKey;
     entries++;
     if (kind == ValueKind.TOMBSTONE) {
       tombstones++;
     } else if (kind == ValueKind.BLOB_POINTER) {
-      io.shale.engine.blob.BlobPointer p = io.shale.engine.blob.BlobPointer.decode(value);
+      io.shale.engine.blob.BlobPointer p =
+          io.shale.engine.blob.BlobPointer.decode(value, valueOffset, valueLength);
       blobBytes += p.length();
       blobFiles.add(p.fileNumber());
     }
     rawKeyBytes += userKey.length;
-    rawValueBytes += value.length;
+    rawValueBytes += valueLength;
     smallestSeq = Math.min(smallestSeq, sequence);
     largestSeq = Math.max(largestSeq, sequence);
     if (data.estimatedSize() >= options.blockSize()) {

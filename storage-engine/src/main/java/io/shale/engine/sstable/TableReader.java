@@ -78,11 +78,11 @@ public final class TableReader {
     ByteBuffer fb = ByteBuffer.allocate(Footer.SIZE);
     DurableFiles.readFully(channel, fb, fileSize - Footer.SIZE, file);
     Footer footer = Footer.decode(fb.array(), file, fileSize - Footer.SIZE, fileSize);
-    Contents indexBytes = readVerified(footer.index(), null);
+    Contents indexBytes = readVerified(footer.index(), null, null, true);
     this.index = new Block(indexBytes.bytes(), indexBytes.length(), file, footer.index().offset());
-    byte[] filterBytes = readVerified(footer.filter(), null).exact();
+    byte[] filterBytes = readVerified(footer.filter(), null, null, true).exact();
     this.filter = filterBytes.length == 0 ? null : BloomFilter.fromBytes(filterBytes);
-    byte[] propsBytes = readVerified(footer.properties(), null).exact();
+    byte[] propsBytes = readVerified(footer.properties(), null, null, true).exact();
     try {
       this.properties = TableProperties.decode(propsBytes);
     } catch (IllegalStateException e) {
@@ -168,15 +168,23 @@ public final class TableReader {
     }
   }
 
-  /** Read a block and check its checksum; the trailer is left in the array to save a copy. */
-  private Contents readVerified(BlockHandle h, Readahead readahead) throws IOException {
-    byte[] b = new byte[h.size() + BlockHandle.TRAILER_SIZE];
+  /**
+   * Read a block, check its checksum and decode it. A block the reader {@code keep}s (index, filter
+   * and properties, read at open) gets an array of its own; a data block lands in {@code buffers}'
+   * decoded array, valid until their next use. The bytes as stored pass through the thread's
+   * scratch array, so reading a data block allocates nothing.
+   */
+  private Contents readVerified(
+      BlockHandle h, Readahead readahead, BlockReadBuffers buffers, boolean keep)
+      throws IOException {
+    int storedLength = h.size() + BlockHandle.TRAILER_SIZE;
+    byte[] b = BlockReadBuffers.stored(storedLength);
     if (map != null) {
-      map.get((int) h.offset(), b, 0, b.length);
+      map.get((int) h.offset(), b, 0, storedLength);
     } else if (readahead != null) {
-      readahead.read(fileNumber, h.offset(), b, 0, b.length, this::readSome);
+      readahead.read(fileNumber, h.offset(), b, 0, storedLength, this::readSome);
     } else {
-      DurableFiles.readFully(channel, ByteBuffer.wrap(b), h.offset(), file);
+      DurableFiles.readFully(channel, ByteBuffer.wrap(b, 0, storedLength), h.offset(), file);
     }
     byte type = b[h.size()];
     int stored = Varints.readFixed32(b, h.size() + 1);
@@ -191,13 +199,16 @@ public final class TableReader {
     }
     if (c == Compression.LZ4) {
       try {
-        byte[] raw = Compression.lz4Decompress(b, h.size());
-        return new Contents(raw, raw.length);
+        int rawLength = Compression.lz4RawLength(b, h.size());
+        byte[] raw = keep ? new byte[rawLength] : buffers.decoded(rawLength);
+        return new Contents(raw, Compression.lz4Decompress(b, h.size(), raw));
       } catch (RuntimeException e) {
         throw new CorruptionException(file, h.offset(), "LZ4 block does not decompress: " + e);
       }
     }
-    return new Contents(b, h.size());
+    byte[] raw = keep ? new byte[h.size()] : buffers.decoded(h.size());
+    System.arraycopy(b, 0, raw, 0, h.size());
+    return new Contents(raw, h.size());
   }
 
   /** {@link Readahead.Source} over this table's channel. */
@@ -218,34 +229,35 @@ public final class TableReader {
     return n;
   }
 
-  private Block dataBlock(BlockHandle h, boolean fillCache) {
-    return dataBlock(h, fillCache, null);
-  }
-
-  private Block dataBlock(BlockHandle h, boolean fillCache, Readahead readahead) {
+  /**
+   * Data block {@code h}: from the block cache, else read (and cached if {@code fillCache}). The
+   * block lives in {@code buffers}' decoded array until their next read.
+   */
+  private Block dataBlock(
+      BlockHandle h, boolean fillCache, Readahead readahead, BlockReadBuffers buffers) {
     if (map != null) {
       cache.countUncachedRead();
       try {
-        Contents c = readVerified(h, null);
+        Contents c = readVerified(h, null, buffers, false);
         return new Block(c.bytes(), c.length(), file, h.offset());
       } catch (IOException e) {
         throw new UncheckedIOException("reading " + file + " at offset " + h.offset(), e);
       }
     }
-    Block b = cache.get(fileNumber, h.offset());
+    Block b = cache.get(fileNumber, h.offset(), file, buffers);
     if (b != null) {
       return b;
     }
     try {
-      Contents c = readVerified(h, readahead);
+      Contents c = readVerified(h, readahead, buffers, false);
       b = new Block(c.bytes(), c.length(), file, h.offset());
+      if (fillCache) {
+        cache.put(fileNumber, h.offset(), c.bytes(), c.length());
+      }
+      return b;
     } catch (IOException e) {
       throw new UncheckedIOException("reading " + file + " at offset " + h.offset(), e);
     }
-    if (fillCache) {
-      cache.put(fileNumber, h.offset(), b);
-    }
-    return b;
   }
 
   private BlockHandle handleAt(Block.Iter indexIter) {
@@ -271,7 +283,8 @@ public final class TableReader {
    * table holds none. Does not consult the Bloom filter (the caller does, to count its checks).
    */
   public StoredValue get(byte[] userKey, long readSequence) {
-    try (TableIterator it = new TableIterator(Direction.FORWARD, true, null, n -> {})) {
+    try (TableIterator it =
+        new TableIterator(Direction.FORWARD, true, null, n -> {}, BlockReadBuffers.ofThread())) {
       it.seek(userKey);
       while (it.valid() && Keys.compare(it.userKey(), userKey) == 0) {
         if (it.sequence() <= readSequence) {
@@ -292,7 +305,7 @@ public final class TableReader {
         map != null || direction != Direction.FORWARD
             ? null
             : Readahead.adaptive(SCAN_READAHEAD_INITIAL, SCAN_READAHEAD_MAX);
-    return new TableIterator(direction, true, ra, n -> {});
+    return new TableIterator(direction, true, ra, n -> {}, new BlockReadBuffers());
   }
 
   /**
@@ -308,16 +321,21 @@ public final class TableReader {
             COMPACTION_READAHEAD_MIN,
             Math.min(COMPACTION_READAHEAD_MAX, COMPACTION_READAHEAD_BUDGET / Math.max(1, inputs)));
     return new TableIterator(
-        Direction.FORWARD, false, map != null ? null : Readahead.fixed(window), blockReadCharge);
+        Direction.FORWARD,
+        false,
+        map != null ? null : Readahead.fixed(window),
+        blockReadCharge,
+        new BlockReadBuffers());
   }
 
   /** Read every data block and check its checksum; returns the number of blocks checked. */
   public long verifyAllBlocks() {
     long n = 0;
+    BlockReadBuffers buffers = new BlockReadBuffers();
     Block.Iter idx = index.iterator(Direction.FORWARD);
     for (idx.seekToFirst(); idx.valid; idx.next()) {
       BlockHandle h = handleAt(idx);
-      Block b = dataBlock(h, false);
+      Block b = dataBlock(h, false, null, buffers);
       Block.Iter it = b.iterator(Direction.FORWARD);
       for (it.seekToFirst(); it.valid; it.next()) {
         it.kind();
@@ -336,13 +354,16 @@ public final class TableReader {
     /** Null with a memory mapping (the kernel reads ahead) or backwards (never sequential). */
     private final Readahead readahead;
 
+    private final BlockReadBuffers buffers;
     private Block.Iter dataIter;
 
     TableIterator(
         Direction direction,
         boolean fillCache,
         Readahead readahead,
-        java.util.function.LongConsumer readCharge) {
+        java.util.function.LongConsumer readCharge,
+        BlockReadBuffers buffers) {
+      this.buffers = buffers;
       this.direction = direction;
       this.fillCache = fillCache;
       this.readahead = readahead;
@@ -357,7 +378,7 @@ public final class TableReader {
       }
       BlockHandle h = handleAt(indexIter);
       readCharge.accept(h.size() + BlockHandle.TRAILER_SIZE);
-      dataIter = dataBlock(h, fillCache, readahead).iterator(direction);
+      dataIter = dataBlock(h, fillCache, readahead, buffers).iterator(direction);
     }
 
     /** Move across empty tails of blocks to the next entry in this direction. */
@@ -441,6 +462,11 @@ public final class TableReader {
     @Override
     public byte[] value() {
       return dataIter.value();
+    }
+
+    @Override
+    public io.shale.engine.iterator.ValueSlice valueSlice() {
+      return dataIter.valueSlice();
     }
 
     @Override
