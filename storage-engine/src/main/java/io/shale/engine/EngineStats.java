@@ -13,6 +13,12 @@ import java.util.List;
  * @param compactionRead key, inline-value and blob bytes compactions (and blob GC) read
  * @param compactionWritten the same, written
  * @param blobFiles every blob file of the current version with its live and dead bytes
+ * @param blobGcRelocatedBytes values moved out of blob files due for GC (by blob GC jobs and by
+ *     compactions)
+ * @param blobGcBytesWritten bytes written to collect blob garbage: relocated values, plus the
+ *     tables blob GC jobs rewrote
+ * @param blobBytesReclaimed bytes of blob files dropped once nothing pointed into them; {@code
+ *     blobGcBytesWritten / blobBytesReclaimed} is what each reclaimed byte cost
  * @param compactionsInProgress compactions and blob GC jobs running now (the seed's {@code
  *     lsm.compactions.in_progress})
  */
@@ -37,6 +43,8 @@ public record EngineStats(
     List<BlobFileStats> blobFiles,
     long blobGcRuns,
     long blobGcRelocatedBytes,
+    long blobGcBytesWritten,
+    long blobBytesReclaimed,
     long pinnedObsoleteBytes,
     long blockCacheBytes,
     long blockCacheHits,

@@ -96,6 +96,8 @@ final class EngineStatsReader implements EngineMetrics.Source {
           List.copyOf(blobs),
           counters.blobGcRuns(),
           counters.blobGcRelocatedBytes(),
+          counters.blobGcBytesWritten(),
+          counters.blobBytesReclaimed(),
           versions.pinnedObsoleteBytes(),
           blockCache.usedBytes(),
           blockCache.hits(),

@@ -105,9 +105,10 @@ final class ShaleSeedStore implements SeedStore {
       bloom += l.bloomBytes();
     }
     // File bytes, as RocksDB's COMPACT_WRITE_BYTES (compactionWritten() counts raw, uncompressed
-    // key and value bytes); blob GC relocates into blob files, written uncompressed.
+    // key and value bytes), plus what collecting blob garbage wrote: values relocated (by
+    // compactions and by blob GC) and the tables blob GC rewrote.
     return new Counters(
-        s.compactionBytesWritten() + s.blobGcRelocatedBytes(),
+        s.compactionBytesWritten() + s.blobGcBytesWritten(),
         probes,
         passes,
         bloom,
@@ -149,7 +150,11 @@ final class ShaleSeedStore implements SeedStore {
         .append(s.compactions())
         .append(" compactions, ")
         .append(s.blobGcRuns())
-        .append(" blob GC runs")
+        .append(" blob GC runs; collecting blob garbage wrote ")
+        .append(s.blobGcBytesWritten() >> 20)
+        .append(" MiB and reclaimed ")
+        .append(s.blobBytesReclaimed() >> 20)
+        .append(" MiB")
         .toString();
   }
 

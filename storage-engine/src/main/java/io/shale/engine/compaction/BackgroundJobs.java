@@ -7,8 +7,10 @@ import io.shale.engine.metrics.EngineCounters;
 import io.shale.engine.metrics.EventLog;
 import io.shale.engine.pressure.IoBudget;
 import io.shale.engine.sstable.TableCache;
+import io.shale.engine.version.BlobFileMeta;
 import io.shale.engine.version.FileNames;
 import io.shale.engine.version.Version;
+import io.shale.engine.version.VersionEdit;
 import io.shale.engine.version.VersionSet;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -103,12 +105,16 @@ public final class BackgroundJobs {
             options.bloom().bitsPerKey(out),
             options.compaction().targetFileSizeBytes(),
             ioBudget::acquire);
-    CompactionJob.Outcome o = new CompactionJob(c, v, tableCache, output, stop, n -> {}).run();
+    CompactionJob.Outcome o =
+        new CompactionJob(c, v, tableCache, output, stop, n -> {}, relocationFor(v)).run();
     if (!o.trivialMove()) {
       DurableFiles.syncDirectory(dir);
     }
-    versions.logAndApply(o.edit());
+    VersionEdit recorded = versions.logAndApply(o.edit());
     versionInstalled.run();
+    if (o.relocatedBytes() > 0 || !recorded.blobsRemoved().isEmpty()) {
+      counters.blobsRelocatedInCompaction(o.relocatedBytes(), reclaimedBytes(v, recorded));
+    }
     String reason = c.reason().name().toLowerCase(Locale.ROOT);
     counters.compacted(
         c.level(),
@@ -131,6 +137,40 @@ public final class BackgroundJobs {
         System.nanoTime() - started);
   }
 
+  /**
+   * Moves the values of the blob files of {@code v} whose garbage reached the GC threshold, so that
+   * compactions empty them as they go; null if blobs are off or no file is due.
+   */
+  private BlobRelocation relocationFor(Version v) {
+    if (!options.blob().enabled()) {
+      return null;
+    }
+    java.util.Set<Long> due = new java.util.HashSet<>();
+    for (BlobFileMeta b : v.blobFiles().values()) {
+      if (b.garbageRatio() >= options.blob().gcThresholdRatio()) {
+        due.add(b.number());
+      }
+    }
+    return due.isEmpty()
+        ? null
+        : new BlobRelocation(
+            due::contains,
+            blobFiles,
+            versions::newFileNumber,
+            n -> FileNames.blob(dir, n),
+            ioBudget::acquire);
+  }
+
+  /** File bytes of the blob files {@code edit} removed (all present in {@code before}). */
+  private static long reclaimedBytes(Version before, VersionEdit edit) {
+    long sum = 0;
+    for (long n : edit.blobsRemoved()) {
+      BlobFileMeta b = before.blobFiles().get(n);
+      sum += b == null ? 0 : b.fileSize();
+    }
+    return sum;
+  }
+
   /** Relocate the live values of {@code plan}'s blob file, rewriting the tables that point in. */
   public void collectBlobGarbage(BlobGcJob.Plan plan) throws IOException {
     long started = System.nanoTime();
@@ -149,9 +189,14 @@ public final class BackgroundJobs {
                 stop)
             .run();
     DurableFiles.syncDirectory(dir);
-    versions.logAndApply(o.edit());
+    VersionEdit recorded = versions.logAndApply(o.edit());
     versionInstalled.run();
-    counters.blobGcDone(o.relocatedBytes(), plan.allTables(), o.outputs());
+    counters.blobGcDone(
+        o.relocatedBytes(),
+        plan.allTables(),
+        o.outputs(),
+        o.tableBytesWritten(),
+        plan.file().fileSize());
     eventLog.blobGc(
         plan.file(),
         o.relocatedBytes(),

@@ -56,9 +56,18 @@ public final class BlobGcJob {
       long relocatedBytes) {}
 
   /**
+   * A blob GC job may rewrite at most this many table bytes per byte of garbage it removes. Above
+   * it the file waits for compactions, which move its values as they rewrite its tables anyway
+   * ({@link BlobRelocation}): when every table points into every file (overwrites spread over the
+   * key space), rewriting the referencing tables means rewriting the tree to reclaim one file.
+   */
+  static final int MAX_TABLE_BYTES_PER_GARBAGE_BYTE = 2;
+
+  /**
    * The next blob file to collect: the oldest (lowest number) at or above the threshold whose
-   * referencing tables are all free; null if none. Oldest first, not most garbage first, so that a
-   * file just over the threshold cannot be overtaken forever by files that keep filling up.
+   * referencing tables are all free and weigh at most {@link #MAX_TABLE_BYTES_PER_GARBAGE_BYTE}
+   * times its garbage; null if none. Oldest first, not most garbage first, so that a file just over
+   * the threshold cannot be overtaken forever by files that keep filling up.
    */
   public static Plan pick(Version v, double threshold, Set<Long> busyFiles) {
     List<BlobFileMeta> due = new ArrayList<>();
@@ -71,10 +80,13 @@ public final class BlobGcJob {
     for (BlobFileMeta b : due) {
       TreeMap<Integer, List<FileMetadata>> tables = new TreeMap<>();
       boolean free = true;
+      long tableBytes = 0;
       for (int l = 0; l < v.numLevels() && free; l++) {
         for (FileMetadata f : v.files(l)) {
           if (f.properties().referencesBlob(b.number())) {
-            if (busyFiles.contains(f.number())) {
+            tableBytes += f.size();
+            if (busyFiles.contains(f.number())
+                || tableBytes > MAX_TABLE_BYTES_PER_GARBAGE_BYTE * b.garbageBytes()) {
               free = false;
               break;
             }
@@ -136,7 +148,8 @@ public final class BlobGcJob {
     long relocated = 0;
     List<Runnable> undo = new ArrayList<>();
     BlobRelocation relocation =
-        new BlobRelocation(plan.file().number(), blobs, newFileNumber, blobPath, ioCharge);
+        new BlobRelocation(
+            n -> n == plan.file().number(), blobs, newFileNumber, blobPath, ioCharge);
     try {
       for (var e : plan.tables().entrySet()) {
         int level = e.getKey();

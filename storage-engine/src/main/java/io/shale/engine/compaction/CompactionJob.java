@@ -6,6 +6,7 @@ import io.shale.engine.iterator.MergingIterator;
 import io.shale.engine.key.Keys;
 import io.shale.engine.sstable.TableCache;
 import io.shale.engine.sstable.TableReader;
+import io.shale.engine.version.BlobFileMeta;
 import io.shale.engine.version.FileMetadata;
 import io.shale.engine.version.Version;
 import io.shale.engine.version.VersionEdit;
@@ -27,6 +28,7 @@ public final class CompactionJob {
   private final TableOutput output;
   private final BooleanSupplier stop;
   private final java.util.function.LongConsumer readCharge;
+  private final BlobRelocation relocation;
 
   /** What the job did, for stats and the event log. */
   public record Outcome(
@@ -38,10 +40,13 @@ public final class CompactionJob {
       long entriesIn,
       long entriesDropped,
       boolean trivialMove,
-      List<VersionEdit.BlobGarbage> blobGarbage) {}
+      List<VersionEdit.BlobGarbage> blobGarbage,
+      List<BlobFileMeta> newBlobFiles,
+      long relocatedBytes) {}
 
   /**
    * @param readCharge told the size of every block read (the I/O budget)
+   * @param relocation moves the values of blob files being collected on the way (null: none)
    */
   public CompactionJob(
       Compaction compaction,
@@ -49,7 +54,9 @@ public final class CompactionJob {
       TableCache tables,
       TableOutput output,
       BooleanSupplier stop,
-      java.util.function.LongConsumer readCharge) {
+      java.util.function.LongConsumer readCharge,
+      BlobRelocation relocation) {
+    this.relocation = relocation;
     this.compaction = compaction;
     this.version = version;
     this.tables = tables;
@@ -120,7 +127,7 @@ public final class CompactionJob {
       FileMetadata f = compaction.inputs().get(0);
       VersionEdit edit =
           VersionEdit.of(List.of(new VersionEdit.Added(compaction.outputLevel(), f)), removed);
-      return new Outcome(edit, compaction, List.of(f), 0, 0, 0, 0, true, List.of());
+      return new Outcome(edit, compaction, List.of(f), 0, 0, 0, 0, true, List.of(), List.of(), 0);
     }
     List<TableReader> readers = new ArrayList<>();
     List<InternalIterator> its = new ArrayList<>();
@@ -131,16 +138,33 @@ public final class CompactionJob {
         readers.add(r);
         its.add(r.compactionIterator(inputs, readCharge));
       }
-      TableOutput.Result result;
+      TableOutput.Result result = null;
+      List<BlobFileMeta> newBlobs = List.of();
       try (MergingIterator merged = new MergingIterator(its, Direction.FORWARD)) {
-        result = output.write(merged, bottommostCheck(), null, stop, grandparentBoundary());
+        result = output.write(merged, bottommostCheck(), relocation, stop, grandparentBoundary());
+        if (relocation != null) {
+          newBlobs = relocation.finish();
+        }
+      } catch (IOException | RuntimeException e) {
+        if (relocation != null) {
+          relocation.abandon();
+        }
+        if (result != null) {
+          for (FileMetadata f : result.files()) {
+            java.nio.file.Files.deleteIfExists(output.pathOf(f.number()));
+          }
+        }
+        throw e;
       }
       List<VersionEdit.Added> added = new ArrayList<>();
       for (FileMetadata f : result.files()) {
         added.add(new VersionEdit.Added(compaction.outputLevel(), f));
       }
-      VersionEdit edit =
-          VersionEdit.of(added, removed).withBlobs(List.of(), result.blobGarbage(), List.of());
+      List<VersionEdit.BlobGarbage> garbage =
+          relocation == null
+              ? result.blobGarbage()
+              : VersionEdit.BlobGarbage.merge(result.blobGarbage(), relocation.movedOut());
+      VersionEdit edit = VersionEdit.of(added, removed).withBlobs(newBlobs, garbage, List.of());
       return new Outcome(
           edit,
           compaction,
@@ -150,7 +174,9 @@ public final class CompactionJob {
           result.entriesIn(),
           result.entriesDropped(),
           false,
-          result.blobGarbage());
+          garbage,
+          newBlobs,
+          relocation == null ? 0 : relocation.relocatedBytes());
     } finally {
       for (TableReader r : readers) {
         r.release();

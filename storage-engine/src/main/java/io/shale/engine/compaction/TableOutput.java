@@ -79,6 +79,11 @@ public final class TableOutput {
     this.ioCharge = ioCharge;
   }
 
+  /** Where output table {@code number} is written. */
+  public Path pathOf(long number) {
+    return pathOf.apply(number);
+  }
+
   public long targetFileSize() {
     return targetFileSize;
   }

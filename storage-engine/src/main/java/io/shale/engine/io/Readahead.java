@@ -108,6 +108,21 @@ public final class Readahead {
     remember(owner, offset + length);
   }
 
+  /**
+   * Start over as a new reader would (no buffered bytes, no sequential run) but keep the buffer if
+   * it is at most {@code keepBytes}, so that a pooled instance does not allocate it again.
+   */
+  public void restart(int keepBytes) {
+    bufferOwner = -1;
+    lastOwner = -1;
+    lastEnd = 0;
+    window = 0;
+    sequentialRun = 0;
+    if (buffer != null && buffer.length > keepBytes) {
+      buffer = null;
+    }
+  }
+
   private void remember(long owner, long end) {
     lastOwner = owner;
     lastEnd = end;

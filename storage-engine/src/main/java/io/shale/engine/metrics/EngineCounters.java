@@ -27,6 +27,8 @@ public final class EngineCounters implements TableLookup.Probes {
   private final LongAdder[] writtenSplit = adders(3);
   private final LongAdder blobGcRuns = new LongAdder();
   private final LongAdder blobGcRelocatedBytes = new LongAdder();
+  private final LongAdder blobGcBytesWritten = new LongAdder();
+  private final LongAdder blobBytesReclaimed = new LongAdder();
   private final LongAdder writeDelayNanos = new LongAdder();
   private final LongAdder throttledWrites = new LongAdder();
   private final LongAdder[] bloomChecks;
@@ -95,14 +97,35 @@ public final class EngineCounters implements TableLookup.Probes {
     meters.compactionDone(level, reason);
   }
 
-  /** A blob GC job rewrote {@code outputs} from {@code inputs} and relocated blob bytes. */
+  /**
+   * A blob GC job rewrote {@code outputs} from {@code inputs} and relocated blob bytes, writing
+   * {@code bytesWritten} (tables and blob files), then dropped a blob file of {@code
+   * reclaimedBytes}.
+   */
   public void blobGcDone(
-      long relocatedBytes, List<FileMetadata> inputs, List<FileMetadata> outputs) {
+      long relocatedBytes,
+      List<FileMetadata> inputs,
+      List<FileMetadata> outputs,
+      long bytesWritten,
+      long reclaimedBytes) {
     blobGcRuns.increment();
     blobGcRelocatedBytes.add(relocatedBytes);
+    blobGcBytesWritten.add(bytesWritten);
+    blobBytesReclaimed.add(reclaimedBytes);
     meters.gcRelocated(relocatedBytes);
     meters.compactionDone(-1, "blob_gc");
     accountBytes(inputs, outputs, -1, "blob_gc", relocatedBytes);
+  }
+
+  /**
+   * A compaction moved {@code relocatedBytes} of values out of blob files due for GC, and its edit
+   * dropped blob files of {@code reclaimedBytes} that nothing pointed into any more.
+   */
+  public void blobsRelocatedInCompaction(long relocatedBytes, long reclaimedBytes) {
+    blobGcRelocatedBytes.add(relocatedBytes);
+    blobGcBytesWritten.add(relocatedBytes);
+    blobBytesReclaimed.add(reclaimedBytes);
+    meters.gcRelocated(relocatedBytes);
   }
 
   /**
@@ -197,6 +220,16 @@ public final class EngineCounters implements TableLookup.Probes {
 
   public long blobGcRelocatedBytes() {
     return blobGcRelocatedBytes.sum();
+  }
+
+  /** Bytes written to collect blob garbage: relocated values, and tables rewritten by blob GC. */
+  public long blobGcBytesWritten() {
+    return blobGcBytesWritten.sum();
+  }
+
+  /** Bytes of blob files dropped because nothing pointed into them any more. */
+  public long blobBytesReclaimed() {
+    return blobBytesReclaimed.sum();
   }
 
   public long writeDelayNanos() {

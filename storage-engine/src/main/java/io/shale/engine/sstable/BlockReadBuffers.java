@@ -10,6 +10,10 @@ package io.shale.engine.sstable;
  * on (a compaction input, a lookup that does not fill the block cache); the next call overwrites
  * it, so the reader must be done with its previous block first.
  *
+ * <p>A scan's table iterators {@link #borrow} their buffers, and read-ahead, from a small pool per
+ * thread and give them back when closed: a scan opens an iterator per level and level-0 file, and
+ * allocating their arrays anew made a third of the bytes a mixed workload allocated.
+ *
  * <p>Arrays above {@link #KEEP_MAX_BYTES} are not kept: a rare huge block should not pin its array
  * in every thread. Not thread-safe: one instance per reader.
  */
@@ -19,8 +23,45 @@ final class BlockReadBuffers {
   private static final ThreadLocal<BlockReadBuffers> PER_THREAD =
       ThreadLocal.withInitial(BlockReadBuffers::new);
 
+  /** Buffers a thread keeps for reuse, and the read-ahead window each may keep. */
+  static final int POOL_MAX = 12;
+
+  static final int POOLED_READAHEAD_MAX_BYTES = 32 << 10;
+
+  private static final ThreadLocal<java.util.ArrayDeque<BlockReadBuffers>> POOL =
+      ThreadLocal.withInitial(java.util.ArrayDeque::new);
+
   private byte[] stored = new byte[0];
   private byte[] decoded = new byte[0];
+  private io.shale.engine.io.Readahead scanReadahead;
+
+  /** Buffers from the calling thread's pool (or new ones); {@link #giveBack} when done. */
+  static BlockReadBuffers borrow() {
+    BlockReadBuffers b = POOL.get().pollFirst();
+    return b != null ? b : new BlockReadBuffers();
+  }
+
+  /**
+   * Return borrowed buffers to the calling thread's pool. Precondition: the borrower reads nothing
+   * from them any more, and gives them back once.
+   */
+  void giveBack() {
+    java.util.ArrayDeque<BlockReadBuffers> pool = POOL.get();
+    if (pool.size() < POOL_MAX) {
+      if (scanReadahead != null) {
+        scanReadahead.restart(POOLED_READAHEAD_MAX_BYTES);
+      }
+      pool.addFirst(this);
+    }
+  }
+
+  /** A scan's read-ahead from {@code initialBytes} to {@code maxBytes}, kept with these buffers. */
+  io.shale.engine.io.Readahead scanReadahead(int initialBytes, int maxBytes) {
+    if (scanReadahead == null) {
+      scanReadahead = io.shale.engine.io.Readahead.adaptive(initialBytes, maxBytes);
+    }
+    return scanReadahead;
+  }
 
   /**
    * The calling thread's buffers, for a read that ends before the thread reads anything else with

@@ -299,13 +299,19 @@ public final class TableReader {
     }
   }
 
-  /** An iterator over this table for a reader: blocks go through the block cache. */
+  /**
+   * An iterator over this table for a reader: blocks go through the block cache; its buffers come
+   * from the thread's pool and go back when it is closed.
+   */
   public InternalIterator iterator(Direction direction) {
+    BlockReadBuffers buffers = BlockReadBuffers.borrow();
     Readahead ra =
         map != null || direction != Direction.FORWARD
             ? null
-            : Readahead.adaptive(SCAN_READAHEAD_INITIAL, SCAN_READAHEAD_MAX);
-    return new TableIterator(direction, true, ra, n -> {}, new BlockReadBuffers());
+            : buffers.scanReadahead(SCAN_READAHEAD_INITIAL, SCAN_READAHEAD_MAX);
+    TableIterator it = new TableIterator(direction, true, ra, n -> {}, buffers);
+    it.borrowed = true;
+    return it;
   }
 
   /**
@@ -355,6 +361,10 @@ public final class TableReader {
     private final Readahead readahead;
 
     private final BlockReadBuffers buffers;
+
+    /** True while the buffers are borrowed from the thread's pool (given back on close). */
+    private boolean borrowed;
+
     private Block.Iter dataIter;
 
     TableIterator(
@@ -470,6 +480,12 @@ public final class TableReader {
     }
 
     @Override
-    public void close() {}
+    public void close() {
+      dataIter = null;
+      if (borrowed) {
+        borrowed = false;
+        buffers.giveBack();
+      }
+    }
   }
 }

@@ -206,6 +206,24 @@ public final class Version {
     return new Version(List.copyOf(frozen), Collections.unmodifiableSortedMap(nextBlobs), newOwner);
   }
 
+  /**
+   * The blob files in which {@code edit}'s garbage leaves no live value (every value counted dead)
+   * and which the edit does not remove already: nothing points into them once it applies.
+   */
+  public List<Long> blobFilesEmptiedBy(VersionEdit edit) {
+    List<Long> emptied = new ArrayList<>();
+    for (VersionEdit.BlobGarbage g : VersionEdit.BlobGarbage.merge(edit.blobGarbage(), List.of())) {
+      BlobFileMeta b = blobs.get(g.number());
+      if (b != null
+          && !edit.blobsRemoved().contains(g.number())
+          && b.garbageCount() + g.count() == b.totalCount()
+          && b.garbageBytes() + g.bytes() == b.totalBytes()) {
+        emptied.add(g.number());
+      }
+    }
+    return emptied;
+  }
+
   private void checkLevel(int level) {
     if (level < 0 || level >= levels.size()) {
       throw new IllegalStateException("level " + level + " outside [0, " + levels.size() + ")");

@@ -24,7 +24,22 @@ public record VersionEdit(
     List<Long> blobsRemoved) {
 
   /** Dead bytes found in a blob file (pointers the current version dropped). */
-  public record BlobGarbage(long number, long bytes, long count) {}
+  public record BlobGarbage(long number, long bytes, long count) {
+    /** One entry per blob file, summing {@code a} and {@code b}, by file number. */
+    public static List<BlobGarbage> merge(List<BlobGarbage> a, List<BlobGarbage> b) {
+      java.util.TreeMap<Long, long[]> sum = new java.util.TreeMap<>();
+      for (List<BlobGarbage> l : List.of(a, b)) {
+        for (BlobGarbage g : l) {
+          long[] s = sum.computeIfAbsent(g.number(), n -> new long[2]);
+          s[0] += g.bytes();
+          s[1] += g.count();
+        }
+      }
+      List<BlobGarbage> out = new java.util.ArrayList<>();
+      sum.forEach((n, s) -> out.add(new BlobGarbage(n, s[0], s[1])));
+      return out;
+    }
+  }
 
   /** An edit of table files only. */
   public VersionEdit(

@@ -367,9 +367,16 @@ public final class VersionSet implements AutoCloseable {
 
   /**
    * Append {@code edit} to the manifest (fsynced), then install the version it produces. If the
-   * append fails the current version is unchanged and the exception propagates.
+   * append fails the current version is unchanged and the exception propagates. A blob file the
+   * edit's garbage empties is removed by the same record; returns the edit as recorded.
    */
-  public synchronized void logAndApply(VersionEdit edit) throws IOException {
+  public synchronized VersionEdit logAndApply(VersionEdit edit) throws IOException {
+    List<Long> emptied = current.blobFilesEmptiedBy(edit);
+    if (!emptied.isEmpty()) {
+      List<Long> gone = new ArrayList<>(edit.blobsRemoved());
+      gone.addAll(emptied);
+      edit = edit.withBlobs(edit.blobsAdded(), edit.blobGarbage(), gone);
+    }
     Version next = current.apply(edit, this);
     long applied = Math.max(persistedAppliedIndex, edit.persistedAppliedIndex());
     VersionEdit recorded = edit.withAppliedIndex(applied, nextFileNumber);
@@ -386,6 +393,7 @@ public final class VersionSet implements AutoCloseable {
         LOG.warn("could not start a new manifest in {}: {}", dir, e.toString());
       }
     }
+    return recorded;
   }
 
   /** A retained version with the applied index and next file number recorded alongside it. */

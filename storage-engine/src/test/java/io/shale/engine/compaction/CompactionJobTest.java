@@ -121,7 +121,8 @@ class CompactionJobTest {
     Version v = version(List.of(List.of(l0), List.of(l1)));
     Compaction c = new Compaction(0, 1, List.of(l0), List.of(l1), 1.0, CompactionReason.SIZE);
     CompactionJob.Outcome o =
-        new CompactionJob(c, v, cache(), output(1, Long.MAX_VALUE), () -> false, n -> {}).run();
+        new CompactionJob(c, v, cache(), output(1, Long.MAX_VALUE), () -> false, n -> {}, null)
+            .run();
     assertThat(o.trivialMove()).isFalse();
     assertThat(contents(o.outputs())).containsExactly("a@9=a9", "c@3=c3", "d@7=d7");
     assertThat(o.entriesIn()).isEqualTo(7);
@@ -140,7 +141,8 @@ class CompactionJobTest {
     Version v = version(List.of(List.of(l0), List.of(l1), List.of(l2)));
     Compaction c = new Compaction(0, 1, List.of(l0), List.of(l1), 1.0, CompactionReason.SIZE);
     CompactionJob.Outcome o =
-        new CompactionJob(c, v, cache(), output(1, Long.MAX_VALUE), () -> false, n -> {}).run();
+        new CompactionJob(c, v, cache(), output(1, Long.MAX_VALUE), () -> false, n -> {}, null)
+            .run();
     assertThat(contents(o.outputs())).containsExactly("b@8=-");
   }
 
@@ -159,7 +161,7 @@ class CompactionJobTest {
     Version v = version(List.of(List.of(l0), List.of()));
     Compaction c = new Compaction(0, 1, List.of(l0), List.of(), 1.0, CompactionReason.SIZE);
     CompactionJob.Outcome o =
-        new CompactionJob(c, v, cache(), output(1, 32 << 10), () -> false, n -> {}).run();
+        new CompactionJob(c, v, cache(), output(1, 32 << 10), () -> false, n -> {}, null).run();
     assertThat(o.outputs()).hasSizeGreaterThan(3);
     for (int i = 1; i < o.outputs().size(); i++) {
       assertThat(
@@ -177,7 +179,8 @@ class CompactionJobTest {
     Compaction c = new Compaction(1, 2, List.of(l1), List.of(), 1.0, CompactionReason.SIZE);
     long before = numbers.get();
     CompactionJob.Outcome o =
-        new CompactionJob(c, v, cache(), output(2, Long.MAX_VALUE), () -> false, n -> {}).run();
+        new CompactionJob(c, v, cache(), output(2, Long.MAX_VALUE), () -> false, n -> {}, null)
+            .run();
     assertThat(o.trivialMove()).isTrue();
     assertThat(o.outputs()).containsExactly(l1);
     assertThat(numbers.get()).isEqualTo(before); // no file written

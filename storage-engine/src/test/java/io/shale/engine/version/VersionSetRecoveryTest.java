@@ -42,6 +42,37 @@ class VersionSetRecoveryTest {
   }
 
   @Test
+  void aBlobFileWhoseEveryValueIsCountedDeadIsRemovedByTheRecordThatEmptiesIt() throws IOException {
+    List<Long> blobsDeleted = new ArrayList<>();
+    long blob;
+    try (VersionSet vs = VersionSet.open(dir, 4, deleted::add, blobsDeleted::add)) {
+      blob = vs.newFileNumber();
+      Files.write(FileNames.blob(dir, blob), new byte[500]);
+      vs.logAndApply(
+          VersionEdit.of(List.of(), List.of())
+              .withBlobs(List.of(new BlobFileMeta(blob, 500, 300, 3, 0, 0)), List.of(), List.of()));
+      VersionEdit partly =
+          vs.logAndApply(
+              VersionEdit.of(List.of(), List.of())
+                  .withBlobs(
+                      List.of(), List.of(new VersionEdit.BlobGarbage(blob, 200, 2)), List.of()));
+      assertThat(partly.blobsRemoved()).isEmpty();
+      assertThat(vs.current().blobFiles()).containsKey(blob);
+      VersionEdit last =
+          vs.logAndApply(
+              VersionEdit.of(List.of(), List.of())
+                  .withBlobs(
+                      List.of(), List.of(new VersionEdit.BlobGarbage(blob, 100, 1)), List.of()));
+      assertThat(last.blobsRemoved()).containsExactly(blob);
+      assertThat(vs.current().blobFiles()).doesNotContainKey(blob);
+      assertThat(blobsDeleted).as("no reader held the old version").containsExactly(blob);
+    }
+    try (VersionSet vs = open()) {
+      assertThat(vs.current().blobFiles()).isEmpty();
+    }
+  }
+
+  @Test
   void editsSurviveAReopen() throws IOException {
     long a;
     long b;
