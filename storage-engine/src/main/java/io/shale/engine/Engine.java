@@ -92,9 +92,13 @@ public final class Engine implements ReadView, AutoCloseable {
               options.maxOpenFiles(),
               blockCache,
               n -> FileNames.table(dir, n),
-              options.mmapReads());
+              options.mmapReads(),
+              options.adviseRandomReads());
       this.blobFiles =
-          new BlobFiles(n -> FileNames.blob(dir, n), Math.max(16, options.maxOpenFiles() / 4));
+          new BlobFiles(
+              n -> FileNames.blob(dir, n),
+              Math.max(16, options.maxOpenFiles() / 4),
+              options.adviseRandomReads());
       this.obsoleteFiles = new ObsoleteFiles(dir, tableCache, blobFiles);
       this.versions =
           VersionSet.open(dir, numLevels, obsoleteFiles::deleteTable, obsoleteFiles::deleteBlob);

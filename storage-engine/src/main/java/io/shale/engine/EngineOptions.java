@@ -21,6 +21,9 @@ import io.shale.engine.sstable.TableWriteOptions;
  * @param maxOpenFiles {@code [lsm] max_open_files}: tables kept open; blob files get a quarter
  * @param mmapReads {@code [lsm] mmap_reads}: pays only while data fits in memory (a page fault
  *     reads the device's read-ahead window); docs/benchmarks.md, "Cause, change, effect"
+ * @param adviseRandomReads {@code [lsm] advise_random_reads}: tell the kernel that table and blob
+ *     files are read at random (posix_fadvise RANDOM, as RocksDB's advise_random_on_open), so a
+ *     read of a few KiB is not stretched to the device's read-ahead window (8 MiB on some disks)
  * @param table {@code [lsm] block_size}, {@code block_restart_interval}, {@code compression}
  */
 public record EngineOptions(
@@ -28,6 +31,7 @@ public record EngineOptions(
     long blockCacheBytes,
     int maxOpenFiles,
     boolean mmapReads,
+    boolean adviseRandomReads,
     TableWriteOptions table,
     BloomPolicy bloom,
     CompactionOptions compaction,
@@ -70,6 +74,7 @@ public record EngineOptions(
         256L << 20,
         1000,
         false,
+        true,
         new TableWriteOptions(4096, 16, Compression.LZ4),
         BloomPolicy.DEFAULT,
         CompactionOptions.DEFAULT,
@@ -91,6 +96,7 @@ public record EngineOptions(
         blockCacheBytes,
         maxOpenFiles,
         mmapReads,
+        adviseRandomReads,
         table,
         bloom,
         compaction,
@@ -118,6 +124,7 @@ public record EngineOptions(
         bytes,
         maxOpenFiles,
         mmapReads,
+        adviseRandomReads,
         table,
         bloom,
         compaction,
@@ -132,6 +139,7 @@ public record EngineOptions(
         blockCacheBytes,
         n,
         mmapReads,
+        adviseRandomReads,
         table,
         bloom,
         compaction,
@@ -145,6 +153,22 @@ public record EngineOptions(
         memtableSizeBytes,
         blockCacheBytes,
         maxOpenFiles,
+        on,
+        adviseRandomReads,
+        table,
+        bloom,
+        compaction,
+        blob,
+        writePressure,
+        budget);
+  }
+
+  public EngineOptions withAdviseRandomReads(boolean on) {
+    return new EngineOptions(
+        memtableSizeBytes,
+        blockCacheBytes,
+        maxOpenFiles,
+        mmapReads,
         on,
         table,
         bloom,
@@ -160,6 +184,7 @@ public record EngineOptions(
         blockCacheBytes,
         maxOpenFiles,
         mmapReads,
+        adviseRandomReads,
         t,
         bloom,
         compaction,
@@ -174,6 +199,7 @@ public record EngineOptions(
         blockCacheBytes,
         maxOpenFiles,
         mmapReads,
+        adviseRandomReads,
         table,
         b,
         compaction,
@@ -188,6 +214,7 @@ public record EngineOptions(
         blockCacheBytes,
         maxOpenFiles,
         mmapReads,
+        adviseRandomReads,
         table,
         bloom,
         c,
@@ -202,6 +229,7 @@ public record EngineOptions(
         blockCacheBytes,
         maxOpenFiles,
         mmapReads,
+        adviseRandomReads,
         table,
         bloom,
         compaction,
@@ -216,6 +244,7 @@ public record EngineOptions(
         blockCacheBytes,
         maxOpenFiles,
         mmapReads,
+        adviseRandomReads,
         table,
         bloom,
         compaction,
@@ -230,6 +259,7 @@ public record EngineOptions(
         blockCacheBytes,
         maxOpenFiles,
         mmapReads,
+        adviseRandomReads,
         table,
         bloom,
         compaction,
