@@ -92,13 +92,9 @@ public final class Engine implements ReadView, AutoCloseable {
               options.maxOpenFiles(),
               blockCache,
               n -> FileNames.table(dir, n),
-              options.mmapReads(),
-              options.adviseRandomReads());
+              options.mmapReads());
       this.blobFiles =
-          new BlobFiles(
-              n -> FileNames.blob(dir, n),
-              Math.max(16, options.maxOpenFiles() / 4),
-              options.adviseRandomReads());
+          new BlobFiles(n -> FileNames.blob(dir, n), Math.max(16, options.maxOpenFiles() / 4));
       this.obsoleteFiles = new ObsoleteFiles(dir, tableCache, blobFiles);
       this.versions =
           VersionSet.open(dir, numLevels, obsoleteFiles::deleteTable, obsoleteFiles::deleteBlob);

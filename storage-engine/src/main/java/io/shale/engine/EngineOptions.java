@@ -21,9 +21,6 @@ import io.shale.engine.sstable.TableWriteOptions;
  * @param maxOpenFiles {@code [lsm] max_open_files}: tables kept open; blob files get a quarter
  * @param mmapReads {@code [lsm] mmap_reads}: pays only while data fits in memory (a page fault
  *     reads the device's read-ahead window); docs/benchmarks.md, "Cause, change, effect"
- * @param adviseRandomReads {@code [lsm] advise_random_reads}: tell the kernel that table and blob
- *     files are read at random (posix_fadvise RANDOM, as RocksDB's advise_random_on_open), so a
- *     read of a few KiB is not stretched to the device's read-ahead window (8 MiB on some disks)
  * @param table {@code [lsm] block_size}, {@code block_restart_interval}, {@code compression}
  */
 public record EngineOptions(
@@ -31,7 +28,6 @@ public record EngineOptions(
     long blockCacheBytes,
     int maxOpenFiles,
     boolean mmapReads,
-    boolean adviseRandomReads,
     TableWriteOptions table,
     BloomPolicy bloom,
     CompactionOptions compaction,
@@ -74,7 +70,6 @@ public record EngineOptions(
         256L << 20,
         1000,
         false,
-        true,
         new TableWriteOptions(4096, 16, Compression.LZ4),
         BloomPolicy.DEFAULT,
         CompactionOptions.DEFAULT,
@@ -96,7 +91,6 @@ public record EngineOptions(
         blockCacheBytes,
         maxOpenFiles,
         mmapReads,
-        adviseRandomReads,
         table,
         bloom,
         compaction,
@@ -124,7 +118,6 @@ public record EngineOptions(
         bytes,
         maxOpenFiles,
         mmapReads,
-        adviseRandomReads,
         table,
         bloom,
         compaction,
@@ -139,7 +132,6 @@ public record EngineOptions(
         blockCacheBytes,
         n,
         mmapReads,
-        adviseRandomReads,
         table,
         bloom,
         compaction,
@@ -153,22 +145,6 @@ public record EngineOptions(
         memtableSizeBytes,
         blockCacheBytes,
         maxOpenFiles,
-        on,
-        adviseRandomReads,
-        table,
-        bloom,
-        compaction,
-        blob,
-        writePressure,
-        budget);
-  }
-
-  public EngineOptions withAdviseRandomReads(boolean on) {
-    return new EngineOptions(
-        memtableSizeBytes,
-        blockCacheBytes,
-        maxOpenFiles,
-        mmapReads,
         on,
         table,
         bloom,
@@ -184,7 +160,6 @@ public record EngineOptions(
         blockCacheBytes,
         maxOpenFiles,
         mmapReads,
-        adviseRandomReads,
         t,
         bloom,
         compaction,
@@ -199,7 +174,6 @@ public record EngineOptions(
         blockCacheBytes,
         maxOpenFiles,
         mmapReads,
-        adviseRandomReads,
         table,
         b,
         compaction,
@@ -214,7 +188,6 @@ public record EngineOptions(
         blockCacheBytes,
         maxOpenFiles,
         mmapReads,
-        adviseRandomReads,
         table,
         bloom,
         c,
@@ -229,7 +202,6 @@ public record EngineOptions(
         blockCacheBytes,
         maxOpenFiles,
         mmapReads,
-        adviseRandomReads,
         table,
         bloom,
         compaction,
@@ -244,7 +216,6 @@ public record EngineOptions(
         blockCacheBytes,
         maxOpenFiles,
         mmapReads,
-        adviseRandomReads,
         table,
         bloom,
         compaction,
@@ -259,7 +230,6 @@ public record EngineOptions(
         blockCacheBytes,
         maxOpenFiles,
         mmapReads,
-        adviseRandomReads,
         table,
         bloom,
         compaction,

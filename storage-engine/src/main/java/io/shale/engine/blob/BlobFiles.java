@@ -24,7 +24,6 @@ public final class BlobFiles implements AutoCloseable {
   /** Blob files kept open when the caller names no bound. */
   public static final int DEFAULT_CAPACITY = 1000;
 
-  private final boolean adviseRandom;
   private final LongFunction<Path> pathOf;
   private final int capacity;
   private final LinkedHashMap<Long, Handle> open = new LinkedHashMap<>(16, 0.75f, true);
@@ -54,17 +53,8 @@ public final class BlobFiles implements AutoCloseable {
   }
 
   public BlobFiles(LongFunction<Path> pathOf, int capacity) {
-    this(pathOf, capacity, false);
-  }
-
-  /**
-   * @param adviseRandom advise the kernel that each file opened is read at random ({@link
-   *     io.shale.engine.io.ReadAdvice})
-   */
-  public BlobFiles(LongFunction<Path> pathOf, int capacity, boolean adviseRandom) {
     this.pathOf = pathOf;
     this.capacity = Math.max(1, capacity);
-    this.adviseRandom = adviseRandom;
   }
 
   /** A retained handle on file {@code number}; the caller must {@link Handle#release} it. */
@@ -78,9 +68,6 @@ public final class BlobFiles implements AutoCloseable {
     Handle fresh;
     try {
       fresh = new Handle(BlobFileReader.open(pathOf.apply(number), number));
-      if (adviseRandom) {
-        io.shale.engine.io.ReadAdvice.adviseRandom(fresh.reader.file());
-      }
     } catch (IOException e) {
       throw new UncheckedIOException("opening blob file " + number, e);
     }

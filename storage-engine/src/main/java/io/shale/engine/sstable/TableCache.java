@@ -17,24 +17,9 @@ public final class TableCache implements AutoCloseable {
   private final BlockCache blockCache;
   private final LongFunction<Path> pathOf;
   private final boolean mmap;
-  private final boolean adviseRandom;
   private final LinkedHashMap<Long, TableReader> open = new LinkedHashMap<>(64, 0.75f, true);
 
   public TableCache(int capacity, BlockCache blockCache, LongFunction<Path> pathOf, boolean mmap) {
-    this(capacity, blockCache, pathOf, mmap, false);
-  }
-
-  /**
-   * @param adviseRandom advise the kernel that each table opened without a mapping is read at
-   *     random ({@link io.shale.engine.io.ReadAdvice})
-   */
-  public TableCache(
-      int capacity,
-      BlockCache blockCache,
-      LongFunction<Path> pathOf,
-      boolean mmap,
-      boolean adviseRandom) {
-    this.adviseRandom = adviseRandom && !mmap;
     this.mmap = mmap;
     this.capacity = Math.max(1, capacity);
     this.blockCache = blockCache;
@@ -50,9 +35,6 @@ public final class TableCache implements AutoCloseable {
       }
     }
     TableReader fresh = TableReader.open(pathOf.apply(fileNumber), fileNumber, blockCache, mmap);
-    if (adviseRandom) {
-      io.shale.engine.io.ReadAdvice.adviseRandom(fresh.file());
-    }
     synchronized (this) {
       TableReader r = open.get(fileNumber);
       if (r != null && r.retain()) {
