@@ -205,9 +205,24 @@ public final class Engine implements ReadView, AutoCloseable {
    * @throws EngineException if a background error made the engine read-only
    */
   public void apply(WriteBatch batch, long index) {
+    admit(batch);
+    applyCommitted(batch, index);
+  }
+
+  /**
+   * Apply write pressure to {@code batch} without applying it: return at once when the engine is
+   * NORMAL, wait for the batch's turn at {@code delayed_write_rate} when DELAYED, throw when
+   * STOPPED. A caller that orders its writes (one index after another under a lock) admits each
+   * batch before taking that lock and then calls {@link #applyCommitted}, so that one delayed
+   * writer does not hold up the others.
+   *
+   * @throws WriteThrottledException at a stop threshold of {@code [lsm.write_pressure]}
+   * @throws EngineException if a background error made the engine read-only
+   */
+  public void admit(WriteBatch batch) {
     checkWritable();
     try {
-      long delayed = writeController.admit();
+      long delayed = writeController.admit(batch.byteSize());
       if (delayed > 0) {
         counters.writeDelayed(delayed);
       }
@@ -215,7 +230,6 @@ public final class Engine implements ReadView, AutoCloseable {
       counters.writeThrottled(e.pressure().cause().name());
       throw e;
     }
-    applyCommitted(batch, index);
   }
 
   /**

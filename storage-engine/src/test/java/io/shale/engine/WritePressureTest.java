@@ -37,7 +37,9 @@ class WritePressureTest {
 
   @Test
   void levelZeroFilesDelayThenStopWrites() throws IOException {
-    var w = new WritePressureOptions(true, 3, 5, 1L << 40, 1L << 41, 4, Duration.ofMillis(20));
+    long rate = 1 << 20; // delayed_write_rate: 1 MiB/s at the slowdown threshold
+    var w =
+        new WritePressureOptions(true, 3, 5, 1L << 40, 1L << 41, 4, Duration.ofMillis(20), rate);
     List<WritePressure> seen = new CopyOnWriteArrayList<>();
     try (Engine e = Engine.open(dir, with(w))) {
       e.addWritePressureListener(seen::add);
@@ -52,11 +54,17 @@ class WritePressureTest {
       assertThat(p.condition()).isEqualTo(Condition.DELAYED);
       assertThat(p.cause()).isEqualTo(Cause.L0_FILES);
       assertThat(p.suggestedDelay().toNanos()).isEqualTo(1_000_000 + 19_000_000 / 2);
+      // A write waits for its bytes at the delayed rate, scaled by how far past the slowdown
+      // threshold the state is (10.5 of 20 ms): 1 MiB/s x (1 - 0.9 x 0.525).
       long before = e.stats().writeDelayNanos();
+      byte[] v = new byte[5_000];
+      WriteBatch batch = new WriteBatch().put(b("key-" + (index + 1)), v);
+      long expected = (long) (batch.byteSize() * 1e9 / (rate * (1 - 0.9 * 0.525)));
+      assertThat(expected).isBetween(8_000_000L, 10_000_000L);
       long t0 = System.nanoTime();
-      write(e, ++index, 100);
-      assertThat(System.nanoTime() - t0).isGreaterThanOrEqualTo(10_000_000);
-      assertThat(e.stats().writeDelayNanos() - before).isEqualTo(10_500_000);
+      e.apply(batch, ++index);
+      assertThat(System.nanoTime() - t0).isGreaterThanOrEqualTo(expected);
+      assertThat(e.stats().writeDelayNanos() - before).isBetween(expected - 1, expected + 1);
       e.flush();
 
       WritePressure stopped = e.writePressure();

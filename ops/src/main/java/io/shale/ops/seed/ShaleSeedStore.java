@@ -36,8 +36,11 @@ final class ShaleSeedStore implements SeedStore {
   private void write(WriteBatch batch) throws InterruptedException {
     while (true) {
       try {
+        // Write pressure first, outside the ordering lock: a delayed writer must not hold up the
+        // others (RocksDB's writers are delayed each on its own thread too).
+        engine.admit(batch);
         synchronized (writeOrder) {
-          engine.apply(batch, index + 1);
+          engine.applyCommitted(batch, index + 1);
           index++;
         }
         return;

@@ -60,7 +60,8 @@ public final class EngineConfig {
           "soft_pending_compaction_bytes_limit",
           "hard_pending_compaction_bytes_limit",
           "max_immutable_memtables",
-          "max_delay");
+          "max_delay",
+          "delayed_write_rate");
   private static final List<String> BUDGET_KEYS = List.of("rate", "windows");
   private static final List<String> BLOOM_KEYS =
       List.of("level_0", "level_1", "level_2", "default");
@@ -167,7 +168,8 @@ public final class EngineConfig {
             pressure.size(
                 "hard_pending_compaction_bytes_limit", w.hardPendingCompactionBytesLimit()),
             pressure.integer("max_immutable_memtables", w.maxImmutableMemtables()),
-            pressure.duration("max_delay", w.maxDelay()));
+            pressure.duration("max_delay", w.maxDelay()),
+            pressure.size("delayed_write_rate", w.delayedWriteRate()));
     IoBudgetOptions budgetOptions =
         new IoBudgetOptions(
             budget.rate("rate", d.budget().bytesPerSecond()), budget.windows("windows"));

@@ -23,6 +23,9 @@ public final class WriteController {
   private final List<Consumer<WritePressure>> listeners = new CopyOnWriteArrayList<>();
   private volatile WritePressure current = WritePressure.NONE;
 
+  /** While delayed: when the bytes admitted so far will have passed at the delayed rate. */
+  private long nextFreeNanos;
+
   public WriteController(WritePressureOptions options) {
     this.options = options;
   }
@@ -101,6 +104,22 @@ public final class WriteController {
     return cause == Cause.PENDING_COMPACTION_BYTES ? base.multipliedBy(10) : base;
   }
 
+  /**
+   * The delay of a write of {@code bytes} admitted at {@code now} under {@code p}: writes share one
+   * byte rate, {@code delayed_write_rate} scaled down by how far the state is past its slowdown
+   * threshold (the suggested delay's share of {@code max_delay}) to a tenth at the stop threshold.
+   * The backlog is capped at {@code max_delay}, so no write waits longer.
+   */
+  synchronized long delayFor(long bytes, WritePressure p, long now) {
+    long max = options.maxDelay().toNanos();
+    double severity =
+        max == 0 ? 1 : Math.min(1, (double) p.suggestedDelay().toNanos() / Math.max(1, max));
+    double rate = options.delayedWriteRate() * Math.max(0.1, 1 - 0.9 * severity);
+    long start = Math.max(now, nextFreeNanos);
+    nextFreeNanos = Math.min(start + (long) (Math.max(1, bytes) * 1e9 / rate), now + max);
+    return nextFreeNanos - now;
+  }
+
   /** Recompute from the engine's state; notify listeners if the pressure changed. */
   public WritePressure update(
       int level0Files, long pendingCompactionBytes, int immutableMemtables) {
@@ -121,13 +140,14 @@ public final class WriteController {
   }
 
   /**
-   * Admit one write: return at once when NORMAL, after the suggested delay when DELAYED; throw when
-   * STOPPED. Does nothing when pressure is disabled.
+   * Admit one write of {@code bytes}: return at once when NORMAL; when DELAYED, wait for the
+   * write's turn at the delayed rate (at most {@code max_delay}); throw when STOPPED. Does nothing
+   * when pressure is disabled.
    *
    * @return nanoseconds spent delaying
    * @throws WriteThrottledException when a stop threshold is reached
    */
-  public long admit() {
+  public long admit(long bytes) {
     if (!options.enabled()) {
       return 0;
     }
@@ -136,7 +156,7 @@ public final class WriteController {
       throw new WriteThrottledException(p);
     }
     if (p.condition() == Condition.DELAYED) {
-      long nanos = p.suggestedDelay().toNanos();
+      long nanos = delayFor(bytes, p, System.nanoTime());
       try {
         Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000));
       } catch (InterruptedException e) {

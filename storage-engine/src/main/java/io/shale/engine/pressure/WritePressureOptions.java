@@ -13,8 +13,12 @@ import java.time.Duration;
  * @param hardPendingCompactionBytesLimit pending compaction bytes at which writes are refused
  * @param maxImmutableMemtables sealed memtables waiting for flush at which writes are refused; one
  *     less delays them. Bounds memory when flushes fall behind.
- * @param maxDelay the delay just below a stop threshold; delays grow linearly from 1 ms at the
- *     slowdown threshold to this
+ * @param maxDelay the longest one write is delayed, and the delay suggested to a client just below
+ *     a stop threshold (suggested delays grow linearly from 1 ms at the slowdown threshold to this)
+ * @param delayedWriteRate bytes per second the engine admits while delayed, at the slowdown
+ *     threshold, falling linearly to a tenth of it at the stop threshold (RocksDB's
+ *     delayed_write_rate, whose default of 16 MiB/s this keeps): each write waits for its own
+ *     bytes' turn, so a small write is delayed little and a large one more
  */
 public record WritePressureOptions(
     boolean enabled,
@@ -23,10 +27,34 @@ public record WritePressureOptions(
     long softPendingCompactionBytesLimit,
     long hardPendingCompactionBytesLimit,
     int maxImmutableMemtables,
-    Duration maxDelay) {
+    Duration maxDelay,
+    long delayedWriteRate) {
+
+  /** The default of {@code delayed_write_rate}: 16 MiB/s. */
+  public static final long DEFAULT_DELAYED_WRITE_RATE = 16L << 20;
 
   public static final WritePressureOptions DEFAULT =
       new WritePressureOptions(true, 20, 36, 64L << 30, 256L << 30, 4, Duration.ofMillis(100));
+
+  /** With the default {@code delayed_write_rate}. */
+  public WritePressureOptions(
+      boolean enabled,
+      int level0SlowdownWritesTrigger,
+      int level0StopWritesTrigger,
+      long softPendingCompactionBytesLimit,
+      long hardPendingCompactionBytesLimit,
+      int maxImmutableMemtables,
+      Duration maxDelay) {
+    this(
+        enabled,
+        level0SlowdownWritesTrigger,
+        level0StopWritesTrigger,
+        softPendingCompactionBytesLimit,
+        hardPendingCompactionBytesLimit,
+        maxImmutableMemtables,
+        maxDelay,
+        DEFAULT_DELAYED_WRITE_RATE);
+  }
 
   public WritePressureOptions {
     check("level0_slowdown_writes_trigger", level0SlowdownWritesTrigger, 1, 10_000);
@@ -55,6 +83,7 @@ public record WritePressureOptions(
       throw new IllegalArgumentException(
           "lsm.write_pressure.max_delay must be in [0s, 10s], got " + maxDelay);
     }
+    check("delayed_write_rate", delayedWriteRate, 1 << 10, 1L << 40);
   }
 
   private static void check(String key, long v, long min, long max) {
@@ -73,6 +102,7 @@ public record WritePressureOptions(
         softPendingCompactionBytesLimit,
         hardPendingCompactionBytesLimit,
         maxImmutableMemtables,
-        maxDelay);
+        maxDelay,
+        delayedWriteRate);
   }
 }

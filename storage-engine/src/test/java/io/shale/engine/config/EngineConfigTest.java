@@ -475,6 +475,7 @@ class EngineConfigTest {
             "lsm.write_pressure.soft_pending_compaction_bytes_limit",
             "lsm.write_pressure.hard_pending_compaction_bytes_limit",
             "lsm.write_pressure.max_immutable_memtables",
-            "lsm.write_pressure.max_delay");
+            "lsm.write_pressure.max_delay",
+            "lsm.write_pressure.delayed_write_rate");
   }
 }
