@@ -156,6 +156,7 @@ public final class Engine implements ReadView, AutoCloseable {
               pressure,
               writeController,
               blockCache,
+              tableCache::filterAndIndexMemoryBytes,
               scheduler,
               openSnapshots::get);
     } catch (IOException | RuntimeException e) {

@@ -19,6 +19,8 @@ import java.util.List;
  *     tables blob GC jobs rewrote
  * @param blobBytesReclaimed bytes of blob files dropped once nothing pointed into them; {@code
  *     blobGcBytesWritten / blobBytesReclaimed} is what each reclaimed byte cost
+ * @param tableReaderMemoryBytes bytes the open tables hold in memory: Bloom filters and index
+ *     blocks (RocksDB's estimate-table-readers-mem)
  * @param compactionsInProgress compactions and blob GC jobs running now (the seed's {@code
  *     lsm.compactions.in_progress})
  */
@@ -46,6 +48,7 @@ public record EngineStats(
     long blobGcBytesWritten,
     long blobBytesReclaimed,
     long pinnedObsoleteBytes,
+    long tableReaderMemoryBytes,
     long blockCacheBytes,
     long blockCacheHits,
     long blockCacheMisses,

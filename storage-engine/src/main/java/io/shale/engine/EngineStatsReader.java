@@ -30,6 +30,7 @@ final class EngineStatsReader implements EngineMetrics.Source {
   private final PressureTracker pressure;
   private final WriteController writeController;
   private final BlockCache blockCache;
+  private final java.util.function.LongSupplier tableReaderMemory;
   private final BackgroundScheduler scheduler;
   private final IntSupplier openSnapshots;
 
@@ -42,8 +43,10 @@ final class EngineStatsReader implements EngineMetrics.Source {
       PressureTracker pressure,
       WriteController writeController,
       BlockCache blockCache,
+      java.util.function.LongSupplier tableReaderMemory,
       BackgroundScheduler scheduler,
       IntSupplier openSnapshots) {
+    this.tableReaderMemory = tableReaderMemory;
     this.options = options;
     this.versions = versions;
     this.memtables = memtables;
@@ -99,6 +102,7 @@ final class EngineStatsReader implements EngineMetrics.Source {
           counters.blobGcBytesWritten(),
           counters.blobBytesReclaimed(),
           versions.pinnedObsoleteBytes(),
+          tableReaderMemory.getAsLong(),
           blockCache.usedBytes(),
           blockCache.hits(),
           blockCache.misses(),

@@ -190,6 +190,23 @@ class EngineBehaviourTest {
     }
   }
 
+  @Test
+  void tableReaderMemoryCountsTheFiltersAndIndexesOfTheOpenTables() throws IOException {
+    try (Engine e = Engine.open(dir, TestOptions.tiny().withMemtableSize(4 << 20))) {
+      assertThat(e.stats().tableReaderMemoryBytes()).isZero();
+      fill(e, 0, 30_000, 20, 2);
+      e.flush();
+      assertThat(e.get(b("key-00300005"))).isNull(); // inside every table's range: opens each one
+      EngineStats s = e.stats();
+      long filters = s.levels().stream().mapToLong(EngineStats.LevelStats::bloomBytes).sum();
+      long dataBlocks = 30_000L * 30 / TestOptions.tiny().table().blockSize();
+      // Filters, plus an index entry (a key and a handle, at least 4 bytes) per data block.
+      assertThat(s.tableReaderMemoryBytes())
+          .isGreaterThan(filters + 4 * dataBlocks / 2)
+          .isLessThan(filters + 64 * dataBlocks);
+    }
+  }
+
   private static double bitsPerKey(EngineStats.LevelStats l) {
     // Each filter stores one probe-count byte besides its bits.
     return (l.bloomBytes() - l.files()) * 8.0 / l.entries();

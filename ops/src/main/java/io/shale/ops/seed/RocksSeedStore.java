@@ -138,7 +138,7 @@ final class RocksSeedStore implements SeedStore {
     long positive = statistics.getTickerCount(TickerType.BLOOM_FILTER_FULL_POSITIVE);
     long bloom = 0;
     for (TableProperties p : db.getPropertiesOfAllTables().values()) {
-      bloom += p.getFilterSize();
+      bloom += p.getFilterSize() + p.getIndexSize();
     }
     // Blob files written by compaction (relocation by blob GC) count in COMPACT_WRITE_BYTES.
     return new Counters(

@@ -42,7 +42,7 @@ final class SeedReport {
           new Metric("Read P99 (during compaction)", Unit.MS, r -> r.readP99DuringCompactionUs()),
           new Metric("Write P99", Unit.MS, r -> r.writeP99Us()),
           new Metric("Bytes compacted per hour", Unit.GIB_PER_HOUR, RunResult::compactedPerHour),
-          new Metric("RAM for Bloom filters", Unit.MIB, r -> r.bloomBytes()),
+          new Metric("Filter and index memory", Unit.MIB, r -> r.filterIndexBytes()),
           new Metric("WriteThrottled errors", Unit.COUNT, r -> r.throttled()),
           new Metric("Throughput (ops/s)", Unit.RATE, RunResult::throughput),
           new Metric("Write amplification", Unit.RATIO, RunResult::writeAmplification),

@@ -152,7 +152,7 @@ public final class SeedRun {
               (double) m.pollsCompacting / Math.max(1, m.polls),
               m.intervals.size(),
               after.compactedBytes() - before.compactedBytes(),
-              after.bloomBytes(),
+              after.filterIndexBytes(),
               after.throttled(),
               after.stallMicros(),
               userBytes.sum(),

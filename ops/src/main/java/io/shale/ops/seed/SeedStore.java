@@ -51,7 +51,7 @@ interface SeedStore extends AutoCloseable {
    *     collection included (flushes excluded)
    * @param filterProbes table filters consulted by point reads
    * @param filterPasses probes whose filter let the read search the table ("tables touched")
-   * @param bloomBytes memory the live tables' filters occupy
+   * @param filterIndexBytes memory the live tables' filters and indexes occupy
    * @param throttled writes refused with WriteThrottled (retried by the benchmark)
    * @param stallMicros time writes were held back (Shale: delays; RocksDB: stalls)
    */
@@ -59,7 +59,7 @@ interface SeedStore extends AutoCloseable {
       long compactedBytes,
       long filterProbes,
       long filterPasses,
-      long bloomBytes,
+      long filterIndexBytes,
       long throttled,
       long stallMicros) {}
 

@@ -101,11 +101,9 @@ final class ShaleSeedStore implements SeedStore {
     EngineStats s = engine.stats();
     long probes = 0;
     long passes = 0;
-    long bloom = 0;
     for (EngineStats.LevelStats l : s.levels()) {
       probes += l.bloomChecks();
       passes += l.bloomChecks() - l.bloomUseful();
-      bloom += l.bloomBytes();
     }
     // File bytes, as RocksDB's COMPACT_WRITE_BYTES (compactionWritten() counts raw, uncompressed
     // key and value bytes), plus what collecting blob garbage wrote: values relocated (by
@@ -114,7 +112,7 @@ final class ShaleSeedStore implements SeedStore {
         s.compactionBytesWritten() + s.blobGcBytesWritten(),
         probes,
         passes,
-        bloom,
+        s.tableReaderMemoryBytes(),
         throttled.sum(),
         s.writeDelayNanos() / 1000);
   }

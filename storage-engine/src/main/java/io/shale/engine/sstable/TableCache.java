@@ -26,6 +26,15 @@ public final class TableCache implements AutoCloseable {
     this.pathOf = pathOf;
   }
 
+  /** Bytes the open tables hold in memory for their Bloom filters and index blocks. */
+  public synchronized long filterAndIndexMemoryBytes() {
+    long sum = 0;
+    for (TableReader r : open.values()) {
+      sum += r.filterMemoryBytes() + r.indexMemoryBytes();
+    }
+    return sum;
+  }
+
   /** A retained reader of table {@code fileNumber}; the caller must {@link TableReader#release}. */
   public TableReader acquire(long fileNumber) throws IOException {
     synchronized (this) {

@@ -140,6 +140,11 @@ public final class TableReader {
     return filter == null ? 0 : filter.memoryBytes();
   }
 
+  /** Bytes of the index block held in memory. */
+  public int indexMemoryBytes() {
+    return index.sizeBytes();
+  }
+
   /** False only if the Bloom filter proves the table has no version of {@code userKey}. */
   public boolean mayContain(byte[] userKey) {
     return filter == null || filter.mayContain(userKey);
