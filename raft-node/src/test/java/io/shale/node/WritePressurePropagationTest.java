@@ -52,7 +52,15 @@ class WritePressurePropagationTest {
                     c.score()))
             .withWritePressure(
                 new WritePressureOptions(
-                    true, 3, 5, 64L << 30, 256L << 30, 4, Duration.ofMillis(20)));
+                    true,
+                    3,
+                    5,
+                    64L << 30,
+                    256L << 30,
+                    4,
+                    Duration.ofMillis(20),
+                    WritePressureOptions.DEFAULT_DELAYED_WRITE_RATE));
+    ;
     try (LocalCluster cluster = new LocalCluster(dir, 3, small)) {
       String leader = cluster.leader();
       List<String> followers = cluster.running().stream().filter(n -> !n.equals(leader)).toList();

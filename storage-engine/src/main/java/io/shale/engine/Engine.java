@@ -11,6 +11,7 @@ import io.shale.engine.compaction.JobOptions;
 import io.shale.engine.concurrent.BackgroundState;
 import io.shale.engine.concurrent.ReadGate;
 import io.shale.engine.io.DirectoryLock;
+import io.shale.engine.io.FileReads;
 import io.shale.engine.key.StoredValue;
 import io.shale.engine.key.ValueKind;
 import io.shale.engine.memtable.MemtableList;
@@ -87,14 +88,17 @@ public final class Engine implements ReadView, AutoCloseable {
     this.lock = DirectoryLock.acquire(dir, FileNames.LOCK);
     try {
       BlockCache blockCache = new BlockCache(options.blockCacheBytes());
+      FileReads fileReads = new FileReads();
       this.tableCache =
           new TableCache(
               options.maxOpenFiles(),
               blockCache,
               n -> FileNames.table(dir, n),
-              options.mmapReads());
+              options.mmapReads(),
+              fileReads);
       this.blobFiles =
-          new BlobFiles(n -> FileNames.blob(dir, n), Math.max(16, options.maxOpenFiles() / 4));
+          new BlobFiles(
+              n -> FileNames.blob(dir, n), Math.max(16, options.maxOpenFiles() / 4), fileReads);
       this.obsoleteFiles = new ObsoleteFiles(dir, tableCache, blobFiles);
       this.versions =
           VersionSet.open(dir, numLevels, obsoleteFiles::deleteTable, obsoleteFiles::deleteBlob);
@@ -158,7 +162,8 @@ public final class Engine implements ReadView, AutoCloseable {
               blockCache,
               tableCache::filterAndIndexMemoryBytes,
               scheduler,
-              openSnapshots::get);
+              openSnapshots::get,
+              fileReads);
     } catch (IOException | RuntimeException e) {
       lock.close();
       throw e;
@@ -370,7 +375,7 @@ public final class Engine implements ReadView, AutoCloseable {
       return null;
     }
     if (v.kind() == ValueKind.BLOB_POINTER) {
-      return blobFiles.read(BlobPointer.decode(v.value()));
+      return blobFiles.read(BlobPointer.decode(v.value()), FileReads.Cause.POINT_READ);
     }
     return v.value();
   }

@@ -109,7 +109,8 @@ public record EngineOptions(
             w.softPendingCompactionBytesLimit(),
             w.hardPendingCompactionBytesLimit(),
             n,
-            w.maxDelay()));
+            w.maxDelay(),
+            w.delayedWriteRate()));
   }
 
   public EngineOptions withBlockCache(long bytes) {

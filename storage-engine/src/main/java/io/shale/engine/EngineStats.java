@@ -1,5 +1,6 @@
 package io.shale.engine;
 
+import io.shale.engine.io.FileReads;
 import io.shale.engine.pressure.WritePressure;
 import java.util.List;
 
@@ -21,6 +22,9 @@ import java.util.List;
  *     blobGcBytesWritten / blobBytesReclaimed} is what each reclaimed byte cost
  * @param tableReaderMemoryBytes bytes the open tables hold in memory: Bloom filters and index
  *     blocks (RocksDB's estimate-table-readers-mem)
+ * @param fileReads bytes read from table and blob files, by why (gets, scans, compactions and blob
+ *     GC, opening and verifying files): what the engine asked the kernel for, to compare with what
+ *     the disk read
  * @param compactionsInProgress compactions and blob GC jobs running now (the seed's {@code
  *     lsm.compactions.in_progress})
  */
@@ -52,6 +56,7 @@ public record EngineStats(
     long blockCacheBytes,
     long blockCacheHits,
     long blockCacheMisses,
+    FileReads.Totals fileReads,
     int openSnapshots,
     int compactionsInProgress) {
 

@@ -2,6 +2,7 @@ package io.shale.engine;
 
 import io.shale.engine.compaction.BackgroundScheduler;
 import io.shale.engine.compaction.CompactionPicker;
+import io.shale.engine.io.FileReads;
 import io.shale.engine.memtable.MemtableList;
 import io.shale.engine.metrics.EngineCounters;
 import io.shale.engine.metrics.EngineMetrics;
@@ -34,6 +35,8 @@ final class EngineStatsReader implements EngineMetrics.Source {
   private final BackgroundScheduler scheduler;
   private final IntSupplier openSnapshots;
 
+  private final FileReads fileReads;
+
   EngineStatsReader(
       EngineOptions options,
       VersionSet versions,
@@ -45,7 +48,9 @@ final class EngineStatsReader implements EngineMetrics.Source {
       BlockCache blockCache,
       java.util.function.LongSupplier tableReaderMemory,
       BackgroundScheduler scheduler,
-      IntSupplier openSnapshots) {
+      IntSupplier openSnapshots,
+      FileReads fileReads) {
+    this.fileReads = fileReads;
     this.tableReaderMemory = tableReaderMemory;
     this.options = options;
     this.versions = versions;
@@ -106,6 +111,7 @@ final class EngineStatsReader implements EngineMetrics.Source {
           blockCache.usedBytes(),
           blockCache.hits(),
           blockCache.misses(),
+          fileReads.totals(),
           openSnapshots.getAsInt(),
           scheduler.running());
     } finally {
@@ -217,5 +223,10 @@ final class EngineStatsReader implements EngineMetrics.Source {
   @Override
   public long blockCacheMisses() {
     return blockCache.misses();
+  }
+
+  @Override
+  public long fileReadBytes(FileReads.FileKind kind, FileReads.Cause cause) {
+    return fileReads.bytes(kind, cause);
   }
 }

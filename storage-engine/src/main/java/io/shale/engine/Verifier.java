@@ -166,7 +166,7 @@ public final class Verifier {
           continue;
         }
         try {
-          blobs.read(ptr);
+          blobs.read(ptr, io.shale.engine.io.FileReads.Cause.OTHER);
         } catch (CorruptionException | UncheckedIOException e) {
           problems.add(where + ": " + e.getMessage());
         }

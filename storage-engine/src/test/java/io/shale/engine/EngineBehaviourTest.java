@@ -3,6 +3,7 @@ package io.shale.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.shale.engine.io.FileReads;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -204,6 +205,51 @@ class EngineBehaviourTest {
       assertThat(s.tableReaderMemoryBytes())
           .isGreaterThan(filters + 4 * dataBlocks / 2)
           .isLessThan(filters + 64 * dataBlocks);
+    }
+  }
+
+  @Test
+  void fileReadsAreCountedByWhyTheyHappened() throws IOException {
+    // No block cache, so that every block a read needs comes from its file.
+    try (Engine e = Engine.open(dir, TestOptions.tiny().withBlockCache(0))) {
+      for (int i = 0; i < 400; i++) {
+        byte[] v = new byte[i % 4 == 0 ? 2000 : 100]; // every fourth value goes to a blob file
+        java.util.Arrays.fill(v, (byte) i);
+        e.apply(new WriteBatch().put(b(String.format("key-%04d", i)), v), i + 1);
+      }
+      e.flush();
+      e.awaitCompactions();
+      FileReads.Totals start = e.stats().fileReads();
+
+      assertThat(e.get(b("key-0008"))).hasSize(2000);
+      FileReads.Totals afterGet = e.stats().fileReads();
+      assertThat(afterGet.blobPointReads() - start.blobPointReads()).isEqualTo(2000);
+      assertThat(afterGet.tablePointReads() - start.tablePointReads()).isPositive();
+      assertThat(afterGet.scans()).isEqualTo(start.scans());
+      assertThat(afterGet.compactions()).isEqualTo(start.compactions());
+
+      long valueBytes = 0;
+      try (ScanIterator it = e.scan(new ScanOptions(b("key-0100"), null, 40, false, false))) {
+        while (it.next()) {
+          valueBytes += it.value().length;
+        }
+      }
+      FileReads.Totals afterScan = e.stats().fileReads();
+      assertThat(valueBytes).isEqualTo(10 * 2000 + 30 * 100);
+      // The ten separated values, at least, and their pointers' blocks.
+      assertThat(afterScan.blobScans() - afterGet.blobScans()).isGreaterThanOrEqualTo(10 * 2000);
+      assertThat(afterScan.tableScans() - afterGet.tableScans()).isPositive();
+      assertThat(afterScan.pointReads()).isEqualTo(afterGet.pointReads());
+
+      // Overwrites of the same keys in a new table: compacting merges it with the old ones.
+      for (int i = 0; i < 400; i++) {
+        e.apply(new WriteBatch().put(b(String.format("key-%04d", i)), new byte[50]), 1000 + i);
+      }
+      e.compactRange(null, null);
+      FileReads.Totals afterCompaction = e.stats().fileReads();
+      assertThat(afterCompaction.tableCompactions() - afterScan.tableCompactions()).isPositive();
+      assertThat(afterCompaction.pointReads()).isEqualTo(afterScan.pointReads());
+      assertThat(afterCompaction.scans()).isEqualTo(afterScan.scans());
     }
   }
 

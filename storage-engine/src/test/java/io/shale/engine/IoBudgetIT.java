@@ -31,7 +31,14 @@ class IoBudgetIT {
             new CompactionOptions(4, 10, 256 * MIB, 64 * MIB, 5, 1, CompactionScore.SEED))
         .withWritePressure(
             new WritePressureOptions(
-                true, slowdown, 1000, 1L << 40, 1L << 41, 8, Duration.ofMillis(1)))
+                true,
+                slowdown,
+                1000,
+                1L << 40,
+                1L << 41,
+                8,
+                Duration.ofMillis(1),
+                WritePressureOptions.DEFAULT_DELAYED_WRITE_RATE))
         .withBudget(new IoBudgetOptions(RATE, List.of()));
   }
 

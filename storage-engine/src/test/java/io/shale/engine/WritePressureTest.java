@@ -99,7 +99,16 @@ class WritePressureTest {
 
   @Test
   void pendingCompactionBytesDelayThenStopWrites() throws IOException {
-    var w = new WritePressureOptions(true, 100, 200, 1 << 20, 2 << 20, 4, Duration.ofMillis(5));
+    var w =
+        new WritePressureOptions(
+            true,
+            100,
+            200,
+            1 << 20,
+            2 << 20,
+            4,
+            Duration.ofMillis(5),
+            WritePressureOptions.DEFAULT_DELAYED_WRITE_RATE);
     try (Engine e = Engine.open(dir, with(w))) {
       e.pauseCompactions();
       long index = 0;
@@ -137,7 +146,16 @@ class WritePressureTest {
 
   @Test
   void sealedMemtablesWaitingForFlushStopWrites() throws IOException {
-    var w = new WritePressureOptions(true, 100, 200, 1L << 40, 1L << 41, 3, Duration.ofMillis(5));
+    var w =
+        new WritePressureOptions(
+            true,
+            100,
+            200,
+            1L << 40,
+            1L << 41,
+            3,
+            Duration.ofMillis(5),
+            WritePressureOptions.DEFAULT_DELAYED_WRITE_RATE);
     try (Engine e = Engine.open(dir, with(w))) {
       e.pauseFlushes();
       long index = 0;
@@ -167,7 +185,16 @@ class WritePressureTest {
 
   @Test
   void disabledPressureNeverRefuses() throws IOException {
-    var w = new WritePressureOptions(false, 1, 1, 1 << 20, 1 << 20, 4, Duration.ofMillis(5));
+    var w =
+        new WritePressureOptions(
+            false,
+            1,
+            1,
+            1 << 20,
+            1 << 20,
+            4,
+            Duration.ofMillis(5),
+            WritePressureOptions.DEFAULT_DELAYED_WRITE_RATE);
     try (Engine e = Engine.open(dir, with(w))) {
       e.pauseCompactions();
       for (long i = 1; i <= 2000; i++) {

@@ -41,7 +41,14 @@ class WriteThrottlingTest {
                           C.score()))
                   .withWritePressure(
                       new WritePressureOptions(
-                          true, 3, 5, 64L << 30, 256L << 30, 4, Duration.ofMillis(20))))
+                          true,
+                          3,
+                          5,
+                          64L << 30,
+                          256L << 30,
+                          4,
+                          Duration.ofMillis(20),
+                          WritePressureOptions.DEFAULT_DELAYED_WRITE_RATE)))
           .build();
 
   @Test

@@ -17,9 +17,10 @@ import javax.imageio.ImageIO;
 
 /**
  * The seed's "Grafana screenshot": read P99 per second over the mixed phase, one panel per
- * configuration, with the intervals in which a compaction ran shaded. The y axis is logarithmic and
- * shared by all panels, so that a floor at 1 ms and spikes to 100 ms both stay readable and panels
- * compare at a glance.
+ * configuration, with the intervals in which a compaction ran shaded and the seconds inside a burst
+ * writer's windows marked by a band under the plot. The y axis is logarithmic and shared by all
+ * panels, so that a floor at 1 ms and spikes to 100 ms both stay readable and panels compare at a
+ * glance.
  */
 final class LatencyPlot {
   private static final int WIDTH = 1200;
@@ -31,10 +32,12 @@ final class LatencyPlot {
   private static final Color SHADE = new Color(255, 120, 120, 70);
   private static final Color P99 = new Color(200, 30, 30);
   private static final Color P50 = new Color(40, 140, 60);
+  private static final Color BURST = new Color(60, 110, 220);
+  private static final int BURST_BAND = 6;
 
   private LatencyPlot() {}
 
-  private record Second(int second, double p50Us, double p99Us) {}
+  private record Second(int second, double p50Us, double p99Us, boolean inBurst) {}
 
   private record Panel(String label, List<Second> seconds, List<long[]> compactions) {}
 
@@ -47,8 +50,14 @@ final class LatencyPlot {
       List<String> rows = Files.readAllLines(dir.resolve("seconds.csv"));
       for (String line : rows.subList(1, rows.size())) {
         String[] f = line.split(",");
+        // Runs written before the in_burst column have 9 fields: no burst marks.
+        boolean inBurst = f.length > 9 && f[9].equals("1");
         seconds.add(
-            new Second(Integer.parseInt(f[0]), Double.parseDouble(f[3]), Double.parseDouble(f[4])));
+            new Second(
+                Integer.parseInt(f[0]),
+                Double.parseDouble(f[3]),
+                Double.parseDouble(f[4]),
+                inBurst));
       }
       List<long[]> intervals = new ArrayList<>();
       for (String line : Files.readAllLines(dir.resolve("compactions.csv"))) {
@@ -104,6 +113,17 @@ final class LatencyPlot {
       int x2 = LEFT + (int) Math.max(c[0] * pxPerMs + 1, c[1] * pxPerMs);
       g.fillRect(x1, top, Math.max(1, x2 - x1), PANEL);
     }
+    // Burst windows: a band just under the plot, one block per second inside a window.
+    g.setColor(BURST);
+    boolean anyBurst = false;
+    for (Second s : p.seconds()) {
+      if (s.inBurst()) {
+        anyBurst = true;
+        int x1 = LEFT + (int) ((s.second() - 1) * 1000 * pxPerMs);
+        int x2 = LEFT + (int) (s.second() * 1000 * pxPerMs);
+        g.fillRect(x1, bottom + 1, Math.max(1, x2 - x1), BURST_BAND);
+      }
+    }
     // Axes and grid: a line per decade.
     g.setColor(Color.GRAY);
     g.drawRect(LEFT, top, plotWidth, PANEL);
@@ -124,7 +144,7 @@ final class LatencyPlot {
       int x = LEFT + (int) (s * 1000 * pxPerMs);
       g.drawLine(x, bottom, x, bottom + 4);
       String label = s + " s";
-      g.drawString(label, x - g.getFontMetrics().stringWidth(label) / 2, bottom + 18);
+      g.drawString(label, x - g.getFontMetrics().stringWidth(label) / 2, bottom + 20);
     }
     // Lines.
     line(g, p.seconds(), true, pxPerMs, lo, hi, top, P50);
@@ -146,6 +166,12 @@ final class LatencyPlot {
     g.fillRect(lx + 120, y0 + 6, 14, 12);
     g.setColor(Color.BLACK);
     g.drawString("compaction in progress", lx + 138, y0 + 16);
+    if (anyBurst) {
+      g.setColor(BURST);
+      g.fillRect(lx - 120, y0 + 10, 14, BURST_BAND);
+      g.setColor(Color.BLACK);
+      g.drawString("burst window", lx - 102, y0 + 16);
+    }
   }
 
   private static void line(

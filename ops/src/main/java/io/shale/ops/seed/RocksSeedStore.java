@@ -147,7 +147,8 @@ final class RocksSeedStore implements SeedStore {
         positive,
         bloom,
         0,
-        statistics.getTickerCount(TickerType.STALL_MICROS));
+        statistics.getTickerCount(TickerType.STALL_MICROS),
+        FileReadBytes.UNKNOWN);
   }
 
   @Override

@@ -12,7 +12,8 @@ import java.util.Properties;
  * What one configuration's run measured; the child process writes it as a properties file and the
  * report reads it back. Times in microseconds, sizes in bytes; "mixed" figures cover the timed
  * mixed phase only, write amplification covers load and mixed phases. Burst figures are 0 without a
- * burst writer ({@link BurstSettings}).
+ * burst writer ({@link BurstSettings}). The engine's own file reads by cause ({@code fileRead*})
+ * are -1 where the engine does not count them (RocksDB here).
  */
 public record RunResult(
     String config,
@@ -44,6 +45,9 @@ public record RunResult(
     long userBytesWritten,
     long diskBytesWritten,
     long diskBytesReadMixed,
+    long fileReadPointMixed,
+    long fileReadScanMixed,
+    long fileReadBackgroundMixed,
     long diskBytes,
     long liveBytes,
     double hotTablesTouched,
@@ -108,6 +112,9 @@ public record RunResult(
         userBytesWritten,
         diskBytesWritten,
         diskBytesReadMixed,
+        fileReadPointMixed,
+        fileReadScanMixed,
+        fileReadBackgroundMixed,
         diskBytes,
         liveBytes,
         hotTablesTouched,

@@ -67,6 +67,18 @@ final class SeedReport {
           new Metric("JVM GC time in the mixed phase", Unit.MS, r -> r.gcMillis() * 1000.0),
           new Metric("Disk bytes read in the mixed phase", Unit.MIB, r -> r.diskBytesReadMixed()),
           new Metric(
+              "Engine file reads in the mixed phase: gets",
+              Unit.MIB,
+              r -> known(r.fileReadPointMixed())),
+          new Metric(
+              "Engine file reads in the mixed phase: scans",
+              Unit.MIB,
+              r -> known(r.fileReadScanMixed())),
+          new Metric(
+              "Engine file reads in the mixed phase: compactions, blob GC, opening files",
+              Unit.MIB,
+              r -> known(r.fileReadBackgroundMixed())),
+          new Metric(
               "Disk bytes written, load and mixed phases", Unit.MIB, r -> r.diskBytesWritten()),
           new Metric("Scan P99 (10-100 keys)", Unit.MS, r -> r.scanP99Us()),
           new Metric("Time with a compaction running", Unit.PERCENT, r -> r.compactionShare()),
@@ -91,7 +103,15 @@ final class SeedReport {
     return results.stream().filter(r -> r.config().equals(c.slug())).findFirst();
   }
 
+  /** A count the engine may not report (negative): NaN, shown as "n/a". */
+  private static double known(long v) {
+    return v < 0 ? Double.NaN : v;
+  }
+
   private static String format(Unit u, double v) {
+    if (Double.isNaN(v)) {
+      return "n/a";
+    }
     return switch (u) {
       case MS -> String.format(Locale.ROOT, v < 1000 ? "%.3f ms" : "%.2f ms", v / 1000);
       case COUNT -> String.format(Locale.ROOT, "%,.0f", v);
@@ -105,6 +125,9 @@ final class SeedReport {
   }
 
   private static String ratio(double a, double b) {
+    if (Double.isNaN(a) || Double.isNaN(b)) {
+      return "-";
+    }
     return b == 0 ? (a == 0 ? "=" : "-") : String.format(Locale.ROOT, "%.2fx", a / b);
   }
 

@@ -116,6 +116,7 @@ public final class SeedRun {
       m.run();
       SeedStore.Counters after = store.counters();
       ProcIo ioAfter = ProcIo.now();
+      SeedStore.FileReadBytes fileReads = after.fileReads().since(before.fileReads());
       long diskBytes = SeedStore.diskBytes(dataDir);
       long residentBytes = residentBytes();
       log("mixed: done; %s", store.shape());
@@ -158,6 +159,9 @@ public final class SeedRun {
               userBytes.sum(),
               ioEnd.written(),
               ioAfter.bytesRead() - ioBefore.bytesRead(),
+              fileReads.pointReads(),
+              fileReads.scans(),
+              fileReads.background(),
               diskBytes,
               liveBytes(),
               hot.touched,
@@ -325,7 +329,7 @@ public final class SeedRun {
       try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(csvFile))) {
         csv.println(
             "second,ops,reads,read_p50_us,read_p99_us,write_p99_us,compacting_share,level0_files,"
-                + "burst_bytes");
+                + "burst_bytes,in_burst");
         long next = phaseStart;
         long lastOps = 0;
         long lastPolls = 0;
@@ -358,7 +362,7 @@ public final class SeedRun {
           int l0 = store.level0Files();
           csv.printf(
               Locale.ROOT,
-              "%d,%d,%d,%.1f,%.1f,%.1f,%.2f,%d,%d%n",
+              "%d,%d,%d,%.1f,%.1f,%.1f,%.2f,%d,%d,%d%n",
               second,
               o - lastOps,
               r.getTotalCount(),
@@ -367,7 +371,8 @@ public final class SeedRun {
               micros(w, 99),
               share,
               l0,
-              b - lastBurstBytes);
+              b - lastBurstBytes,
+              timed && burst.inWindow((second - 1) * 1000L) ? 1 : 0);
           lastBurstBytes = b;
           if (second % 5 == 0 || second == length) {
             log(

@@ -61,7 +61,25 @@ interface SeedStore extends AutoCloseable {
       long filterPasses,
       long filterIndexBytes,
       long throttled,
-      long stallMicros) {}
+      long stallMicros,
+      FileReadBytes fileReads) {}
+
+  /**
+   * Bytes the engine read from its own files, by cause: gets, scans, and the rest (compactions,
+   * blob GC, opening files). {@link #UNKNOWN} where the engine does not count them.
+   */
+  record FileReadBytes(long pointReads, long scans, long background) {
+    static final FileReadBytes UNKNOWN = new FileReadBytes(-1, -1, -1);
+
+    /** What was read between {@code earlier} and this; unknown if either is. */
+    FileReadBytes since(FileReadBytes earlier) {
+      if (pointReads < 0 || earlier.pointReads < 0) {
+        return UNKNOWN;
+      }
+      return new FileReadBytes(
+          pointReads - earlier.pointReads, scans - earlier.scans, background - earlier.background);
+    }
+  }
 
   /** Bytes of every file under {@code dir}; files deleted while it looks (compaction) count 0. */
   static long diskBytes(Path dir) throws IOException {

@@ -114,7 +114,11 @@ final class ShaleSeedStore implements SeedStore {
         passes,
         s.tableReaderMemoryBytes(),
         throttled.sum(),
-        s.writeDelayNanos() / 1000);
+        s.writeDelayNanos() / 1000,
+        new FileReadBytes(
+            s.fileReads().pointReads(),
+            s.fileReads().scans(),
+            s.fileReads().compactions() + s.fileReads().other()));
   }
 
   @Override

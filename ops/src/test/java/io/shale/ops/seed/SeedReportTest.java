@@ -52,6 +52,9 @@ class SeedReportTest {
         10_000_000,
         diskWritten,
         1_000,
+        600,
+        300,
+        100,
         5_000_000,
         4_000_000,
         hotTouched,
@@ -166,5 +169,27 @@ class SeedReportTest {
     BufferedImage img = ImageIO.read(png.toFile());
     assertThat(img.getWidth()).isEqualTo(1200);
     assertThat(img.getHeight()).isEqualTo(3 * (260 + 30 + 40));
+  }
+
+  @Test
+  void thePlotMarksTheSecondsInsideBurstWindows() throws IOException {
+    Path d = Files.createDirectories(dir.resolve(SeedConfig.AFTER.slug()));
+    StringBuilder s =
+        new StringBuilder(
+            "second,ops,reads,read_p50_us,read_p99_us,write_p99_us,compacting_share,level0_files,"
+                + "burst_bytes,in_burst\n");
+    for (int i = 1; i <= 30; i++) {
+      s.append(i).append(",100,80,20.0,3000.0,50.0,0.0,2,0,").append(i <= 10 ? 1 : 0).append('\n');
+    }
+    Files.writeString(d.resolve("seconds.csv"), s);
+    Files.writeString(d.resolve("compactions.csv"), "start_ms,end_ms\n");
+    Path png = dir.resolve("plot.png");
+    LatencyPlot.write(png, dir, List.of(SeedConfig.AFTER));
+    BufferedImage img = ImageIO.read(png.toFile());
+    // The band lies just under the plot (panel top 30 + height 260); 30 s over 1100 pixels from
+    // x = 80, so second 5 covers x 227-263 and second 15 covers x 593-630.
+    int bandY = 30 + 260 + 3;
+    assertThat(img.getRGB(245, bandY) & 0xFFFFFF).isEqualTo(0x3C6EDC);
+    assertThat(img.getRGB(610, bandY) & 0xFFFFFF).isEqualTo(0xFFFFFF);
   }
 }

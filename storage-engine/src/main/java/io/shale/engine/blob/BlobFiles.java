@@ -1,6 +1,7 @@
 package io.shale.engine.blob;
 
 import io.shale.engine.concurrent.RefCount;
+import io.shale.engine.io.FileReads;
 import io.shale.engine.io.Readahead;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -26,6 +27,7 @@ public final class BlobFiles implements AutoCloseable {
 
   private final LongFunction<Path> pathOf;
   private final int capacity;
+  private final FileReads reads;
   private final LinkedHashMap<Long, Handle> open = new LinkedHashMap<>(16, 0.75f, true);
 
   /** An open reader and its references: the cache's (while cached) and each read's. */
@@ -53,8 +55,14 @@ public final class BlobFiles implements AutoCloseable {
   }
 
   public BlobFiles(LongFunction<Path> pathOf, int capacity) {
+    this(pathOf, capacity, new FileReads());
+  }
+
+  /** At most {@code capacity} files open; every read is counted in {@code reads}. */
+  public BlobFiles(LongFunction<Path> pathOf, int capacity, FileReads reads) {
     this.pathOf = pathOf;
     this.capacity = Math.max(1, capacity);
+    this.reads = reads;
   }
 
   /** A retained handle on file {@code number}; the caller must {@link Handle#release} it. */
@@ -96,11 +104,13 @@ public final class BlobFiles implements AutoCloseable {
     return open.size();
   }
 
-  /** The value a pointer designates, verified. */
-  public byte[] read(BlobPointer p) {
+  /** The value a pointer designates, verified; read for {@code cause}. */
+  public byte[] read(BlobPointer p, FileReads.Cause cause) {
     Handle h = acquire(p.fileNumber());
     try {
-      return h.reader.read(p);
+      byte[] v = h.reader.read(p);
+      reads.add(FileReads.FileKind.BLOB, cause, v.length);
+      return v;
     } catch (IOException e) {
       throw new UncheckedIOException("reading blob file " + p.fileNumber(), e);
     } finally {
@@ -147,14 +157,24 @@ public final class BlobFiles implements AutoCloseable {
     public byte[] resolve(BlobPointer p) {
       if (readahead == null) {
         reads++;
-        return BlobFiles.this.read(p);
+        return BlobFiles.this.read(p, FileReads.Cause.SCAN);
       }
       Handle h = acquire(p.fileNumber());
       try {
         BlobFileReader r = h.reader;
         r.checkBounds(p);
         byte[] v = new byte[p.length()];
-        readahead.read(p.fileNumber(), p.offset(), v, 0, v.length, r::readSome);
+        readahead.read(
+            p.fileNumber(),
+            p.offset(),
+            v,
+            0,
+            v.length,
+            (offset, into, at, needed, wanted) -> {
+              int n = r.readSome(offset, into, at, needed, wanted);
+              BlobFiles.this.reads.add(FileReads.FileKind.BLOB, FileReads.Cause.SCAN, n);
+              return n;
+            });
         r.verify(p, v, 0);
         return v;
       } catch (IOException e) {

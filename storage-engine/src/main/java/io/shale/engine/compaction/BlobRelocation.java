@@ -61,7 +61,7 @@ public final class BlobRelocation implements TableOutput.ValueRewriter {
     if (!collected.test(p.fileNumber())) {
       return null;
     }
-    byte[] v = blobs.read(p);
+    byte[] v = blobs.read(p, io.shale.engine.io.FileReads.Cause.COMPACTION);
     if (target == null) {
       long n = newFileNumber.getAsLong();
       target = new BlobFileWriter(pathOf.apply(n), n, ioCharge);

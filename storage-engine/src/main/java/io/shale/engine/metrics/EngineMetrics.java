@@ -49,6 +49,10 @@ public final class EngineMetrics {
     long blockCacheHits();
 
     long blockCacheMisses();
+
+    /** Bytes read from files of {@code kind} for {@code cause}, cumulative. */
+    long fileReadBytes(
+        io.shale.engine.io.FileReads.FileKind kind, io.shale.engine.io.FileReads.Cause cause);
   }
 
   private final MeterRegistry registry;
@@ -143,6 +147,22 @@ public final class EngineMetrics {
     readers.add(
         FunctionCounter.builder("lsm.block_cache.misses", source, s -> s.blockCacheMisses())
             .register(registry));
+    for (io.shale.engine.io.FileReads.FileKind kind :
+        io.shale.engine.io.FileReads.FileKind.values()) {
+      for (io.shale.engine.io.FileReads.Cause cause : io.shale.engine.io.FileReads.Cause.values()) {
+        readers.add(
+            FunctionCounter.builder(
+                    "lsm.file.read_bytes", source, s -> s.fileReadBytes(kind, cause))
+                .description("bytes read from table and blob files, by why they were read")
+                .baseUnit("bytes")
+                .tags(
+                    "kind",
+                    kind.name().toLowerCase(java.util.Locale.ROOT),
+                    "cause",
+                    cause.name().toLowerCase(java.util.Locale.ROOT))
+                .register(registry));
+      }
+    }
   }
 
   private void gauge(String name, Tags tags, ToDoubleFunction<Source> f) {

@@ -34,27 +34,15 @@ public record WritePressureOptions(
   public static final long DEFAULT_DELAYED_WRITE_RATE = 16L << 20;
 
   public static final WritePressureOptions DEFAULT =
-      new WritePressureOptions(true, 20, 36, 64L << 30, 256L << 30, 4, Duration.ofMillis(100));
-
-  /** With the default {@code delayed_write_rate}. */
-  public WritePressureOptions(
-      boolean enabled,
-      int level0SlowdownWritesTrigger,
-      int level0StopWritesTrigger,
-      long softPendingCompactionBytesLimit,
-      long hardPendingCompactionBytesLimit,
-      int maxImmutableMemtables,
-      Duration maxDelay) {
-    this(
-        enabled,
-        level0SlowdownWritesTrigger,
-        level0StopWritesTrigger,
-        softPendingCompactionBytesLimit,
-        hardPendingCompactionBytesLimit,
-        maxImmutableMemtables,
-        maxDelay,
-        DEFAULT_DELAYED_WRITE_RATE);
-  }
+      new WritePressureOptions(
+          true,
+          20,
+          36,
+          64L << 30,
+          256L << 30,
+          4,
+          Duration.ofMillis(100),
+          DEFAULT_DELAYED_WRITE_RATE);
 
   public WritePressureOptions {
     check("level0_slowdown_writes_trigger", level0SlowdownWritesTrigger, 1, 10_000);

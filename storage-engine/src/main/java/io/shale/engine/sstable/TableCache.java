@@ -17,10 +17,22 @@ public final class TableCache implements AutoCloseable {
   private final BlockCache blockCache;
   private final LongFunction<Path> pathOf;
   private final boolean mmap;
+  private final io.shale.engine.io.FileReads reads;
   private final LinkedHashMap<Long, TableReader> open = new LinkedHashMap<>(64, 0.75f, true);
 
   public TableCache(int capacity, BlockCache blockCache, LongFunction<Path> pathOf, boolean mmap) {
+    this(capacity, blockCache, pathOf, mmap, new io.shale.engine.io.FileReads());
+  }
+
+  /** As above; the open tables count the bytes they read in {@code reads}. */
+  public TableCache(
+      int capacity,
+      BlockCache blockCache,
+      LongFunction<Path> pathOf,
+      boolean mmap,
+      io.shale.engine.io.FileReads reads) {
     this.mmap = mmap;
+    this.reads = reads;
     this.capacity = Math.max(1, capacity);
     this.blockCache = blockCache;
     this.pathOf = pathOf;
@@ -43,7 +55,8 @@ public final class TableCache implements AutoCloseable {
         return r;
       }
     }
-    TableReader fresh = TableReader.open(pathOf.apply(fileNumber), fileNumber, blockCache, mmap);
+    TableReader fresh =
+        TableReader.open(pathOf.apply(fileNumber), fileNumber, blockCache, mmap, reads);
     synchronized (this) {
       TableReader r = open.get(fileNumber);
       if (r != null && r.retain()) {

@@ -5,6 +5,7 @@ import io.shale.engine.concurrent.RefCount;
 import io.shale.engine.io.Checksums;
 import io.shale.engine.io.CorruptionException;
 import io.shale.engine.io.DurableFiles;
+import io.shale.engine.io.FileReads;
 import io.shale.engine.io.Readahead;
 import io.shale.engine.io.Varints;
 import io.shale.engine.iterator.Direction;
@@ -57,15 +58,18 @@ public final class TableReader {
   private final TableProperties properties;
   private final RefCount refs = new RefCount();
   private final java.nio.MappedByteBuffer map;
+  private final FileReads reads;
 
   private TableReader(
       Path file,
       long fileNumber,
       FileChannel channel,
       BlockCache cache,
-      java.nio.MappedByteBuffer map)
+      java.nio.MappedByteBuffer map,
+      FileReads reads)
       throws IOException {
     this.file = file;
+    this.reads = reads;
     this.fileNumber = fileNumber;
     this.channel = channel;
     this.cache = cache;
@@ -77,12 +81,15 @@ public final class TableReader {
     this.map = map;
     ByteBuffer fb = ByteBuffer.allocate(Footer.SIZE);
     DurableFiles.readFully(channel, fb, fileSize - Footer.SIZE, file);
+    reads.add(FileReads.FileKind.TABLE, FileReads.Cause.OTHER, Footer.SIZE);
     Footer footer = Footer.decode(fb.array(), file, fileSize - Footer.SIZE, fileSize);
-    Contents indexBytes = readVerified(footer.index(), null, null, true);
+    Contents indexBytes = readVerified(footer.index(), null, null, true, FileReads.Cause.OTHER);
     this.index = new Block(indexBytes.bytes(), indexBytes.length(), file, footer.index().offset());
-    byte[] filterBytes = readVerified(footer.filter(), null, null, true).exact();
+    byte[] filterBytes =
+        readVerified(footer.filter(), null, null, true, FileReads.Cause.OTHER).exact();
     this.filter = filterBytes.length == 0 ? null : BloomFilter.fromBytes(filterBytes);
-    byte[] propsBytes = readVerified(footer.properties(), null, null, true).exact();
+    byte[] propsBytes =
+        readVerified(footer.properties(), null, null, true, FileReads.Cause.OTHER).exact();
     try {
       this.properties = TableProperties.decode(propsBytes);
     } catch (IllegalStateException e) {
@@ -93,14 +100,15 @@ public final class TableReader {
 
   /** Open and verify the fixed parts of a table, read with positional reads. */
   public static TableReader open(Path file, long fileNumber, BlockCache cache) throws IOException {
-    return open(file, fileNumber, cache, false);
+    return open(file, fileNumber, cache, false, new FileReads());
   }
 
   /**
-   * Open and verify the fixed parts of a table; {@code mmap} maps it for reading. The caller owns
-   * the returned reference.
+   * Open and verify the fixed parts of a table; {@code mmap} maps it for reading, and every read it
+   * issues is counted in {@code reads}. The caller owns the returned reference.
    */
-  public static TableReader open(Path file, long fileNumber, BlockCache cache, boolean mmap)
+  public static TableReader open(
+      Path file, long fileNumber, BlockCache cache, boolean mmap, FileReads reads)
       throws IOException {
     FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
     java.nio.MappedByteBuffer map = null;
@@ -113,7 +121,7 @@ public final class TableReader {
           && size <= io.shale.engine.io.MappedFiles.MAX_MAPPED_BYTES) {
         map = io.shale.engine.io.MappedFiles.map(ch, size);
       }
-      r = new TableReader(file, fileNumber, ch, cache, map);
+      r = new TableReader(file, fileNumber, ch, cache, map, reads);
       return r;
     } finally {
       if (r == null) {
@@ -180,16 +188,28 @@ public final class TableReader {
    * scratch array, so reading a data block allocates nothing.
    */
   private Contents readVerified(
-      BlockHandle h, Readahead readahead, BlockReadBuffers buffers, boolean keep)
+      BlockHandle h,
+      Readahead readahead,
+      BlockReadBuffers buffers,
+      boolean keep,
+      FileReads.Cause cause)
       throws IOException {
     int storedLength = h.size() + BlockHandle.TRAILER_SIZE;
     byte[] b = BlockReadBuffers.stored(storedLength);
     if (map != null) {
       map.get((int) h.offset(), b, 0, storedLength);
+      reads.add(FileReads.FileKind.TABLE, cause, storedLength);
     } else if (readahead != null) {
-      readahead.read(fileNumber, h.offset(), b, 0, storedLength, this::readSome);
+      readahead.read(
+          fileNumber,
+          h.offset(),
+          b,
+          0,
+          storedLength,
+          (offset, into, at, needed, wanted) -> readSome(offset, into, at, needed, wanted, cause));
     } else {
       DurableFiles.readFully(channel, ByteBuffer.wrap(b, 0, storedLength), h.offset(), file);
+      reads.add(FileReads.FileKind.TABLE, cause, storedLength);
     }
     byte type = b[h.size()];
     int stored = Varints.readFixed32(b, h.size() + 1);
@@ -217,7 +237,8 @@ public final class TableReader {
   }
 
   /** {@link Readahead.Source} over this table's channel. */
-  private int readSome(long offset, byte[] into, int at, int needed, int wanted)
+  private int readSome(
+      long offset, byte[] into, int at, int needed, int wanted, FileReads.Cause cause)
       throws IOException {
     if (offset + needed > fileSize) {
       throw new CorruptionException(
@@ -231,6 +252,7 @@ public final class TableReader {
     }
     int n = (int) Math.min(wanted, fileSize - offset);
     DurableFiles.readFully(channel, ByteBuffer.wrap(into, at, n), offset, file);
+    reads.add(FileReads.FileKind.TABLE, cause, n);
     return n;
   }
 
@@ -239,11 +261,15 @@ public final class TableReader {
    * block lives in {@code buffers}' decoded array until their next read.
    */
   private Block dataBlock(
-      BlockHandle h, boolean fillCache, Readahead readahead, BlockReadBuffers buffers) {
+      BlockHandle h,
+      boolean fillCache,
+      Readahead readahead,
+      BlockReadBuffers buffers,
+      FileReads.Cause cause) {
     if (map != null) {
       cache.countUncachedRead();
       try {
-        Contents c = readVerified(h, null, buffers, false);
+        Contents c = readVerified(h, null, buffers, false, cause);
         return new Block(c.bytes(), c.length(), file, h.offset());
       } catch (IOException e) {
         throw new UncheckedIOException("reading " + file + " at offset " + h.offset(), e);
@@ -254,7 +280,7 @@ public final class TableReader {
       return b;
     }
     try {
-      Contents c = readVerified(h, readahead, buffers, false);
+      Contents c = readVerified(h, readahead, buffers, false, cause);
       b = new Block(c.bytes(), c.length(), file, h.offset());
       if (fillCache) {
         cache.put(fileNumber, h.offset(), c.bytes(), c.length());
@@ -289,7 +315,13 @@ public final class TableReader {
    */
   public StoredValue get(byte[] userKey, long readSequence) {
     try (TableIterator it =
-        new TableIterator(Direction.FORWARD, true, null, n -> {}, BlockReadBuffers.ofThread())) {
+        new TableIterator(
+            Direction.FORWARD,
+            true,
+            null,
+            n -> {},
+            BlockReadBuffers.ofThread(),
+            FileReads.Cause.POINT_READ)) {
       it.seek(userKey);
       while (it.valid() && Keys.compare(it.userKey(), userKey) == 0) {
         if (it.sequence() <= readSequence) {
@@ -314,7 +346,8 @@ public final class TableReader {
         map != null || direction != Direction.FORWARD
             ? null
             : buffers.scanReadahead(SCAN_READAHEAD_INITIAL, SCAN_READAHEAD_MAX);
-    TableIterator it = new TableIterator(direction, true, ra, n -> {}, buffers);
+    TableIterator it =
+        new TableIterator(direction, true, ra, n -> {}, buffers, FileReads.Cause.SCAN);
     it.borrowed = true;
     return it;
   }
@@ -336,7 +369,8 @@ public final class TableReader {
         false,
         map != null ? null : Readahead.fixed(window),
         blockReadCharge,
-        new BlockReadBuffers());
+        new BlockReadBuffers(),
+        FileReads.Cause.COMPACTION);
   }
 
   /** Read every data block and check its checksum; returns the number of blocks checked. */
@@ -346,7 +380,7 @@ public final class TableReader {
     Block.Iter idx = index.iterator(Direction.FORWARD);
     for (idx.seekToFirst(); idx.valid; idx.next()) {
       BlockHandle h = handleAt(idx);
-      Block b = dataBlock(h, false, null, buffers);
+      Block b = dataBlock(h, false, null, buffers, FileReads.Cause.OTHER);
       Block.Iter it = b.iterator(Direction.FORWARD);
       for (it.seekToFirst(); it.valid; it.next()) {
         it.kind();
@@ -366,6 +400,7 @@ public final class TableReader {
     private final Readahead readahead;
 
     private final BlockReadBuffers buffers;
+    private final FileReads.Cause cause;
 
     /** True while the buffers are borrowed from the thread's pool (given back on close). */
     private boolean borrowed;
@@ -377,8 +412,10 @@ public final class TableReader {
         boolean fillCache,
         Readahead readahead,
         java.util.function.LongConsumer readCharge,
-        BlockReadBuffers buffers) {
+        BlockReadBuffers buffers,
+        FileReads.Cause cause) {
       this.buffers = buffers;
+      this.cause = cause;
       this.direction = direction;
       this.fillCache = fillCache;
       this.readahead = readahead;
@@ -393,7 +430,7 @@ public final class TableReader {
       }
       BlockHandle h = handleAt(indexIter);
       readCharge.accept(h.size() + BlockHandle.TRAILER_SIZE);
-      dataIter = dataBlock(h, fillCache, readahead, buffers).iterator(direction);
+      dataIter = dataBlock(h, fillCache, readahead, buffers, cause).iterator(direction);
     }
 
     /** Move across empty tails of blocks to the next entry in this direction. */

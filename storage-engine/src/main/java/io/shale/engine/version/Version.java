@@ -212,7 +212,7 @@ public final class Version {
    */
   public List<Long> blobFilesEmptiedBy(VersionEdit edit) {
     List<Long> emptied = new ArrayList<>();
-    for (VersionEdit.BlobGarbage g : VersionEdit.BlobGarbage.merge(edit.blobGarbage(), List.of())) {
+    for (VersionEdit.BlobGarbage g : VersionEdit.BlobGarbage.sumByFile(edit.blobGarbage())) {
       BlobFileMeta b = blobs.get(g.number());
       if (b != null
           && !edit.blobsRemoved().contains(g.number())

@@ -27,13 +27,18 @@ public record VersionEdit(
   public record BlobGarbage(long number, long bytes, long count) {
     /** One entry per blob file, summing {@code a} and {@code b}, by file number. */
     public static List<BlobGarbage> merge(List<BlobGarbage> a, List<BlobGarbage> b) {
+      List<BlobGarbage> both = new java.util.ArrayList<>(a);
+      both.addAll(b);
+      return sumByFile(both);
+    }
+
+    /** One entry per blob file of {@code garbage}, in file-number order, summing its entries. */
+    public static List<BlobGarbage> sumByFile(List<BlobGarbage> garbage) {
       java.util.TreeMap<Long, long[]> sum = new java.util.TreeMap<>();
-      for (List<BlobGarbage> l : List.of(a, b)) {
-        for (BlobGarbage g : l) {
-          long[] s = sum.computeIfAbsent(g.number(), n -> new long[2]);
-          s[0] += g.bytes();
-          s[1] += g.count();
-        }
+      for (BlobGarbage g : garbage) {
+        long[] s = sum.computeIfAbsent(g.number(), n -> new long[2]);
+        s[0] += g.bytes();
+        s[1] += g.count();
       }
       List<BlobGarbage> out = new java.util.ArrayList<>();
       sum.forEach((n, s) -> out.add(new BlobGarbage(n, s[0], s[1])));

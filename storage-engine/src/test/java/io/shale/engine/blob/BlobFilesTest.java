@@ -2,6 +2,7 @@ package io.shale.engine.blob;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.shale.engine.io.FileReads;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -45,7 +46,8 @@ class BlobFilesTest {
       for (int round = 0; round < 3; round++) {
         for (int f = 1; f <= 6; f++) {
           for (int i = 0; i < 20; i++) {
-            assertThat(blobs.read(ps.get(f - 1).get(i))).isEqualTo(value(f, i));
+            assertThat(blobs.read(ps.get(f - 1).get(i), FileReads.Cause.POINT_READ))
+                .isEqualTo(value(f, i));
           }
           assertThat(blobs.openFiles()).isLessThanOrEqualTo(2);
         }
@@ -70,7 +72,7 @@ class BlobFilesTest {
                       int i = rnd.nextInt(50);
                       byte[] v =
                           rnd.nextBoolean()
-                              ? blobs.read(ps.get(f - 1).get(i))
+                              ? blobs.read(ps.get(f - 1).get(i), FileReads.Cause.POINT_READ)
                               : blobs.scanResolver(1 << 16).resolve(ps.get(f - 1).get(i));
                       if (!java.util.Arrays.equals(v, value(f, i))) {
                         throw new AssertionError("wrong value for " + f + "/" + i);

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.shale.engine.blob.BlobFiles;
 import io.shale.engine.blob.BlobOptions;
 import io.shale.engine.blob.BlobPointer;
+import io.shale.engine.io.FileReads;
 import io.shale.engine.iterator.Direction;
 import io.shale.engine.iterator.InternalIterator;
 import io.shale.engine.key.ValueKind;
@@ -137,7 +138,7 @@ class BlobGcJobTest {
         assertThat(it.kind()).isEqualTo(ValueKind.BLOB_POINTER);
         BlobPointer p = BlobPointer.decode(it.value());
         assertThat(p.fileNumber()).isEqualTo(newBlob);
-        read.put(new String(it.userKey(), UTF_8), blobs.read(p));
+        read.put(new String(it.userKey(), UTF_8), blobs.read(p, FileReads.Cause.POINT_READ));
       }
     } finally {
       r.release();
