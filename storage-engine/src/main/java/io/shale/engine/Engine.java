@@ -97,8 +97,7 @@ public final class Engine implements ReadView, AutoCloseable {
               options.mmapReads(),
               fileReads);
       this.blobFiles =
-          new BlobFiles(
-              n -> FileNames.blob(dir, n), Math.max(16, options.maxOpenFiles() / 4), fileReads);
+          new BlobFiles(n -> FileNames.blob(dir, n), options.maxOpenFiles(), fileReads);
       this.obsoleteFiles = new ObsoleteFiles(dir, tableCache, blobFiles);
       this.versions =
           VersionSet.open(dir, numLevels, obsoleteFiles::deleteTable, obsoleteFiles::deleteBlob);

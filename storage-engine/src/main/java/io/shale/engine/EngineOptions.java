@@ -18,7 +18,9 @@ import io.shale.engine.sstable.TableWriteOptions;
  *
  * @param memtableSizeBytes {@code [lsm] memtable_size}: sealed and flushed at this size
  * @param blockCacheBytes {@code [lsm] block_cache_size}: decoded blocks, used without mmap reads
- * @param maxOpenFiles {@code [lsm] max_open_files}: tables kept open; blob files get a quarter
+ * @param maxOpenFiles {@code [lsm] max_open_files}: tables kept open, and blob files kept open (two
+ *     caches of this size: a blob file closed too early costs an open and its footer read on the
+ *     next value it serves, as RocksDB's one cache of this size for both kinds)
  * @param mmapReads {@code [lsm] mmap_reads}: pays only while data fits in memory (a page fault
  *     reads the device's read-ahead window); docs/benchmarks.md, "Cause, change, effect"
  * @param table {@code [lsm] block_size}, {@code block_restart_interval}, {@code compression}

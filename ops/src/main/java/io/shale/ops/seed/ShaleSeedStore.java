@@ -159,7 +159,22 @@ final class ShaleSeedStore implements SeedStore {
         .append(s.blobGcBytesWritten() >> 20)
         .append(" MiB and reclaimed ")
         .append(s.blobBytesReclaimed() >> 20)
-        .append(" MiB")
+        .append(" MiB; file reads since open (MiB, tables/blobs): gets ")
+        .append(s.fileReads().tablePointReads() >> 20)
+        .append('/')
+        .append(s.fileReads().blobPointReads() >> 20)
+        .append(", scans ")
+        .append(s.fileReads().tableScans() >> 20)
+        .append('/')
+        .append(s.fileReads().blobScans() >> 20)
+        .append(", compactions ")
+        .append(s.fileReads().tableCompactions() >> 20)
+        .append('/')
+        .append(s.fileReads().blobCompactions() >> 20)
+        .append(", opening files ")
+        .append(s.fileReads().tableOther() >> 20)
+        .append('/')
+        .append(s.fileReads().blobOther() >> 20)
         .toString();
   }
 

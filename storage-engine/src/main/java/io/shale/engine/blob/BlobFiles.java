@@ -76,6 +76,10 @@ public final class BlobFiles implements AutoCloseable {
     Handle fresh;
     try {
       fresh = new Handle(BlobFileReader.open(pathOf.apply(number), number));
+      reads.add(
+          FileReads.FileKind.BLOB,
+          FileReads.Cause.OTHER,
+          BlobFormat.HEADER_SIZE + BlobFormat.FOOTER_SIZE);
     } catch (IOException e) {
       throw new UncheckedIOException("opening blob file " + number, e);
     }
