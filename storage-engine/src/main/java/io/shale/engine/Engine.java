@@ -95,9 +95,14 @@ public final class Engine implements ReadView, AutoCloseable {
               blockCache,
               n -> FileNames.table(dir, n),
               options.mmapReads(),
-              fileReads);
+              fileReads,
+              options.adviseRandomReads());
       this.blobFiles =
-          new BlobFiles(n -> FileNames.blob(dir, n), options.maxOpenFiles(), fileReads);
+          new BlobFiles(
+              n -> FileNames.blob(dir, n),
+              options.maxOpenFiles(),
+              fileReads,
+              options.adviseRandomReads());
       this.obsoleteFiles = new ObsoleteFiles(dir, tableCache, blobFiles);
       this.versions =
           VersionSet.open(dir, numLevels, obsoleteFiles::deleteTable, obsoleteFiles::deleteBlob);

@@ -253,6 +253,25 @@ class EngineBehaviourTest {
     }
   }
 
+  @Test
+  void compactionsCloseTheDescriptorsTheyReadTheirInputsThrough() throws IOException {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        io.shale.engine.io.ReadAdvice.available(), "descriptors are listed in /proc/self/fd");
+    try (Engine e = Engine.open(dir, TestOptions.tiny())) {
+      fill(e, 0, 5000, 50, 4);
+      e.flush();
+      e.compactRange(null, null);
+      e.awaitCompactions();
+      assertThat(e.stats().compactions()).isPositive();
+      try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(dir)) {
+        for (Path f : files.filter(p -> p.toString().endsWith(".sst")).toList()) {
+          // At most the table cache's own descriptor: none left behind by a compaction.
+          assertThat(io.shale.engine.io.ReadAdvice.descriptorsOf(f)).hasSizeLessThanOrEqualTo(1);
+        }
+      }
+    }
+  }
+
   private static double bitsPerKey(EngineStats.LevelStats l) {
     // Each filter stores one probe-count byte besides its bits.
     return (l.bloomBytes() - l.files()) * 8.0 / l.entries();

@@ -25,6 +25,7 @@ public final class BlobFiles implements AutoCloseable {
   /** Blob files kept open when the caller names no bound. */
   public static final int DEFAULT_CAPACITY = 1000;
 
+  private final boolean adviseRandom;
   private final LongFunction<Path> pathOf;
   private final int capacity;
   private final FileReads reads;
@@ -55,14 +56,20 @@ public final class BlobFiles implements AutoCloseable {
   }
 
   public BlobFiles(LongFunction<Path> pathOf, int capacity) {
-    this(pathOf, capacity, new FileReads());
+    this(pathOf, capacity, new FileReads(), false);
   }
 
-  /** At most {@code capacity} files open; every read is counted in {@code reads}. */
-  public BlobFiles(LongFunction<Path> pathOf, int capacity, FileReads reads) {
+  /**
+   * At most {@code capacity} files open; every read is counted in {@code reads}.
+   *
+   * @param adviseRandom advise the kernel that each file opened is read at random ({@link
+   *     io.shale.engine.io.ReadAdvice})
+   */
+  public BlobFiles(LongFunction<Path> pathOf, int capacity, FileReads reads, boolean adviseRandom) {
     this.pathOf = pathOf;
     this.capacity = Math.max(1, capacity);
     this.reads = reads;
+    this.adviseRandom = adviseRandom;
   }
 
   /** A retained handle on file {@code number}; the caller must {@link Handle#release} it. */
@@ -80,6 +87,9 @@ public final class BlobFiles implements AutoCloseable {
           FileReads.FileKind.BLOB,
           FileReads.Cause.OTHER,
           BlobFormat.HEADER_SIZE + BlobFormat.FOOTER_SIZE);
+      if (adviseRandom) {
+        io.shale.engine.io.ReadAdvice.adviseRandom(fresh.reader.file());
+      }
     } catch (IOException e) {
       throw new UncheckedIOException("opening blob file " + number, e);
     }

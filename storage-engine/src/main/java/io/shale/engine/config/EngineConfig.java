@@ -40,6 +40,7 @@ public final class EngineConfig {
           "block_cache_size",
           "max_open_files",
           "mmap_reads",
+          "advise_random_reads",
           "block_size",
           "block_restart_interval",
           "compression");
@@ -178,6 +179,7 @@ public final class EngineConfig {
         lsm.size("block_cache_size", d.blockCacheBytes()),
         lsm.integer("max_open_files", d.maxOpenFiles()),
         lsm.bool("mmap_reads", d.mmapReads()),
+        lsm.bool("advise_random_reads", d.adviseRandomReads()),
         table,
         bloomPolicy,
         compactionOptions,

@@ -18,19 +18,27 @@ public final class TableCache implements AutoCloseable {
   private final LongFunction<Path> pathOf;
   private final boolean mmap;
   private final io.shale.engine.io.FileReads reads;
+  private final boolean adviseRandom;
   private final LinkedHashMap<Long, TableReader> open = new LinkedHashMap<>(64, 0.75f, true);
 
   public TableCache(int capacity, BlockCache blockCache, LongFunction<Path> pathOf, boolean mmap) {
-    this(capacity, blockCache, pathOf, mmap, new io.shale.engine.io.FileReads());
+    this(capacity, blockCache, pathOf, mmap, new io.shale.engine.io.FileReads(), false);
   }
 
-  /** As above; the open tables count the bytes they read in {@code reads}. */
+  /**
+   * As above; the open tables count the bytes they read in {@code reads}.
+   *
+   * @param adviseRandom advise the kernel that each table opened without a mapping is read at
+   *     random ({@link io.shale.engine.io.ReadAdvice})
+   */
   public TableCache(
       int capacity,
       BlockCache blockCache,
       LongFunction<Path> pathOf,
       boolean mmap,
-      io.shale.engine.io.FileReads reads) {
+      io.shale.engine.io.FileReads reads,
+      boolean adviseRandom) {
+    this.adviseRandom = adviseRandom && !mmap;
     this.mmap = mmap;
     this.reads = reads;
     this.capacity = Math.max(1, capacity);
@@ -57,6 +65,9 @@ public final class TableCache implements AutoCloseable {
     }
     TableReader fresh =
         TableReader.open(pathOf.apply(fileNumber), fileNumber, blockCache, mmap, reads);
+    if (adviseRandom) {
+      io.shale.engine.io.ReadAdvice.adviseRandom(fresh.file());
+    }
     synchronized (this) {
       TableReader r = open.get(fileNumber);
       if (r != null && r.retain()) {

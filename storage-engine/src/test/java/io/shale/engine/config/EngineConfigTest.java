@@ -446,6 +446,7 @@ class EngineConfigTest {
             "lsm.block_cache_size",
             "lsm.max_open_files",
             "lsm.mmap_reads",
+            "lsm.advise_random_reads",
             "lsm.block_size",
             "lsm.block_restart_interval",
             "lsm.compression",
