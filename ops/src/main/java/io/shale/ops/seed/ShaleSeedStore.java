@@ -8,10 +8,12 @@ import io.shale.engine.EngineStats;
 import io.shale.engine.ScanIterator;
 import io.shale.engine.ScanOptions;
 import io.shale.engine.WriteBatch;
+import io.shale.engine.io.FileReads;
 import io.shale.engine.pressure.WriteThrottledException;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -146,35 +148,29 @@ final class ShaleSeedStore implements SeedStore {
             .append(" MiB, ");
       }
     }
-    return b.append(s.blobFiles().size())
-        .append(" blob files (")
-        .append(s.blobLiveBytes() >> 20)
-        .append(" MiB live, ")
-        .append(s.blobDeadBytes() >> 20)
-        .append(" MiB dead), ")
-        .append(s.compactions())
-        .append(" compactions, ")
-        .append(s.blobGcRuns())
-        .append(" blob GC runs; collecting blob garbage wrote ")
-        .append(s.blobGcBytesWritten() >> 20)
-        .append(" MiB and reclaimed ")
-        .append(s.blobBytesReclaimed() >> 20)
-        .append(" MiB; file reads since open (MiB, tables/blobs): gets ")
-        .append(s.fileReads().tablePointReads() >> 20)
-        .append('/')
-        .append(s.fileReads().blobPointReads() >> 20)
-        .append(", scans ")
-        .append(s.fileReads().tableScans() >> 20)
-        .append('/')
-        .append(s.fileReads().blobScans() >> 20)
-        .append(", compactions ")
-        .append(s.fileReads().tableCompactions() >> 20)
-        .append('/')
-        .append(s.fileReads().blobCompactions() >> 20)
-        .append(", opening files ")
-        .append(s.fileReads().tableOther() >> 20)
-        .append('/')
-        .append(s.fileReads().blobOther() >> 20)
+    FileReads.Totals r = s.fileReads();
+    return b.append(
+            String.format(
+                Locale.ROOT,
+                "%d blob files (%d MiB live, %d MiB dead), %d compactions, %d blob GC runs;"
+                    + " collecting blob garbage wrote %d MiB and reclaimed %d MiB; file reads since"
+                    + " open (MiB, tables/blobs): gets %d/%d, scans %d/%d, compactions %d/%d,"
+                    + " opening files %d/%d",
+                s.blobFiles().size(),
+                s.blobLiveBytes() >> 20,
+                s.blobDeadBytes() >> 20,
+                s.compactions(),
+                s.blobGcRuns(),
+                s.blobGcBytesWritten() >> 20,
+                s.blobBytesReclaimed() >> 20,
+                r.tablePointReads() >> 20,
+                r.blobPointReads() >> 20,
+                r.tableScans() >> 20,
+                r.blobScans() >> 20,
+                r.tableCompactions() >> 20,
+                r.blobCompactions() >> 20,
+                r.tableOther() >> 20,
+                r.blobOther() >> 20))
         .toString();
   }
 

@@ -28,7 +28,7 @@ public final class BlobFiles implements AutoCloseable {
   private final boolean adviseRandom;
   private final LongFunction<Path> pathOf;
   private final int capacity;
-  private final FileReads reads;
+  private final FileReads fileReads;
   private final LinkedHashMap<Long, Handle> open = new LinkedHashMap<>(16, 0.75f, true);
 
   /** An open reader and its references: the cache's (while cached) and each read's. */
@@ -60,15 +60,16 @@ public final class BlobFiles implements AutoCloseable {
   }
 
   /**
-   * At most {@code capacity} files open; every read is counted in {@code reads}.
+   * At most {@code capacity} files open; every read is counted in {@code fileReads}.
    *
    * @param adviseRandom advise the kernel that each file opened is read at random ({@link
    *     io.shale.engine.io.ReadAdvice})
    */
-  public BlobFiles(LongFunction<Path> pathOf, int capacity, FileReads reads, boolean adviseRandom) {
+  public BlobFiles(
+      LongFunction<Path> pathOf, int capacity, FileReads fileReads, boolean adviseRandom) {
     this.pathOf = pathOf;
     this.capacity = Math.max(1, capacity);
-    this.reads = reads;
+    this.fileReads = fileReads;
     this.adviseRandom = adviseRandom;
   }
 
@@ -83,7 +84,7 @@ public final class BlobFiles implements AutoCloseable {
     Handle fresh;
     try {
       fresh = new Handle(BlobFileReader.open(pathOf.apply(number), number));
-      reads.add(
+      fileReads.add(
           FileReads.FileKind.BLOB,
           FileReads.Cause.OTHER,
           BlobFormat.HEADER_SIZE + BlobFormat.FOOTER_SIZE);
@@ -123,7 +124,7 @@ public final class BlobFiles implements AutoCloseable {
     Handle h = acquire(p.fileNumber());
     try {
       byte[] v = h.reader.read(p);
-      reads.add(FileReads.FileKind.BLOB, cause, v.length);
+      fileReads.add(FileReads.FileKind.BLOB, cause, v.length);
       return v;
     } catch (IOException e) {
       throw new UncheckedIOException("reading blob file " + p.fileNumber(), e);
@@ -186,7 +187,7 @@ public final class BlobFiles implements AutoCloseable {
             v.length,
             (offset, into, at, needed, wanted) -> {
               int n = r.readSome(offset, into, at, needed, wanted);
-              BlobFiles.this.reads.add(FileReads.FileKind.BLOB, FileReads.Cause.SCAN, n);
+              fileReads.add(FileReads.FileKind.BLOB, FileReads.Cause.SCAN, n);
               return n;
             });
         r.verify(p, v, 0);
