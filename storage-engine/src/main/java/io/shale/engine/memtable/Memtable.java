@@ -2,28 +2,24 @@ package io.shale.engine.memtable;
 
 import io.shale.engine.iterator.Direction;
 import io.shale.engine.iterator.InternalIterator;
-import io.shale.engine.key.InternalKey;
+import io.shale.engine.iterator.ValueSlice;
+import io.shale.engine.key.Keys;
 import io.shale.engine.key.StoredValue;
 import io.shale.engine.key.ValueKind;
-import java.util.Iterator;
-import java.util.Map;
-import java.util.NavigableMap;
-import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.Arrays;
 
 /**
- * A sorted map of internal keys to entries, backed by a lock-free skiplist.
+ * A sorted map of internal keys to entries: a {@link SkipList} whose nodes, keys and values live in
+ * the memtable's own {@link Arena}, so that its entries cost the garbage collector a few large
+ * arrays rather than several objects each.
  *
  * <p>Thread-safety: one writer (the engine's write path, which serialises batches) and any number
  * of concurrent readers and iterators. A memtable becomes immutable when the engine seals it; it is
  * then only read, until its flush has been installed and no read state references it.
  */
 public final class Memtable {
-  /** Per-entry overhead charged against the size limit: skiplist node, key and entry objects. */
-  static final int ENTRY_OVERHEAD = 64;
-
-  private final ConcurrentSkipListMap<InternalKey, StoredValue> map = new ConcurrentSkipListMap<>();
-  private final AtomicLong approximateBytes = new AtomicLong();
+  private final Arena arena = new Arena();
+  private final SkipList list = new SkipList(arena);
   private final long id;
   private volatile long largestSequence = -1;
 
@@ -36,10 +32,12 @@ public final class Memtable {
     return id;
   }
 
-  /** Insert one entry. Precondition: called only by the single writer. */
+  /**
+   * Insert one entry; an entry with the same key and sequence (the same key twice in one batch) is
+   * replaced. Precondition: called only by the single writer.
+   */
   public void add(byte[] userKey, long sequence, ValueKind kind, byte[] value) {
-    map.put(new InternalKey(userKey, sequence), new StoredValue(kind, value, sequence));
-    approximateBytes.addAndGet(userKey.length + value.length + ENTRY_OVERHEAD);
+    list.put(userKey, sequence, kind, value);
     if (sequence > largestSequence) {
       largestSequence = sequence;
     }
@@ -56,27 +54,34 @@ public final class Memtable {
   }
 
   /**
-   * The newest entry of {@code userKey} with sequence {@code <= readSequence}, or null if this
-   * memtable has none (which is different from a tombstone).
+   * The newest entry of {@code userKey} with sequence {@code <= readSequence}, as a copy the caller
+   * owns, or null if this memtable has none (which is different from a tombstone).
    */
   public StoredValue get(byte[] userKey, long readSequence) {
-    Map.Entry<InternalKey, StoredValue> e = map.ceilingEntry(InternalKey.at(userKey, readSequence));
-    if (e == null || !java.util.Arrays.equals(e.getKey().userKey(), userKey)) {
+    long node = list.seekAtOrAfter(userKey, readSequence);
+    if (node == 0 || !list.hasUserKey(node, userKey)) {
       return null;
     }
-    return e.getValue();
+    long ref = list.valueRef(node);
+    int from = list.valueOffset(ref);
+    byte[] value = Arrays.copyOfRange(list.valueChunk(ref), from, from + list.valueLength(ref));
+    return new StoredValue(list.kind(ref), value, list.sequence(node));
   }
 
+  /**
+   * The bytes this memtable's entries take: keys, values and skiplist nodes, including values
+   * replaced within a batch. What the size limit and the memory gauge count.
+   */
   public long approximateBytes() {
-    return approximateBytes.get();
+    return arena.usedBytes();
   }
 
   public boolean isEmpty() {
-    return map.isEmpty();
+    return list.nodeCount() == 0;
   }
 
   public int entryCount() {
-    return map.size();
+    return list.nodeCount();
   }
 
   /** The highest index applied to this memtable, or -1 if none. */
@@ -85,68 +90,83 @@ public final class Memtable {
   }
 
   public InternalIterator iterator(Direction direction) {
-    return new MemtableIterator(map, direction);
+    return new MemtableIterator(list, direction);
   }
 
+  /**
+   * A cursor over the skiplist. Forward it follows level-0 links; reverse it searches for the entry
+   * before the current one from the top, as LevelDB does, at a cost of a search per step.
+   */
   private static final class MemtableIterator implements InternalIterator {
-    private final ConcurrentSkipListMap<InternalKey, StoredValue> map;
+    private final SkipList list;
     private final Direction direction;
-    private Iterator<Map.Entry<InternalKey, StoredValue>> it;
-    private Map.Entry<InternalKey, StoredValue> current;
+    private long node;
+    private byte[] userKey;
 
-    MemtableIterator(ConcurrentSkipListMap<InternalKey, StoredValue> map, Direction direction) {
-      this.map = map;
+    MemtableIterator(SkipList list, Direction direction) {
+      this.list = list;
       this.direction = direction;
     }
 
-    private void position(NavigableMap<InternalKey, StoredValue> view) {
-      it = view.entrySet().iterator();
-      current = it.hasNext() ? it.next() : null;
+    private void moveTo(long next) {
+      node = next;
+      userKey = null;
     }
 
     @Override
     public boolean valid() {
-      return current != null;
+      return node != 0;
     }
 
     @Override
     public void seekToFirst() {
-      position(direction == Direction.FORWARD ? map : map.descendingMap());
+      moveTo(direction == Direction.FORWARD ? list.first() : list.last());
     }
 
     @Override
     public void seek(byte[] target) {
-      InternalKey first = InternalKey.first(target);
-      position(
+      moveTo(
           direction == Direction.FORWARD
-              ? map.tailMap(first, true)
-              : map.headMap(first, false).descendingMap());
+              ? list.seekAtOrAfter(target, Keys.MAX_SEQUENCE)
+              : list.seekBefore(target, Keys.MAX_SEQUENCE));
     }
 
     @Override
     public void next() {
-      current = it.hasNext() ? it.next() : null;
+      moveTo(
+          direction == Direction.FORWARD
+              ? list.next(node)
+              : list.seekBefore(userKey(), list.sequence(node)));
     }
 
     @Override
     public byte[] userKey() {
-      return current.getKey().userKey();
+      if (userKey == null) {
+        userKey = list.userKey(node);
+      }
+      return userKey;
     }
 
     @Override
     public long sequence() {
-      return current.getKey().sequence();
+      return list.sequence(node);
     }
 
     @Override
     public ValueKind kind() {
-      return current.getValue().kind();
+      return list.kind(list.valueRef(node));
     }
 
     @Override
     public byte[] value() {
-      // A copy: the array handed out must not alias the memtable's, which readers share.
-      return current.getValue().value().clone();
+      return valueSlice().copy();
+    }
+
+    /** A view into the arena: its bytes never change, so it stays valid after the cursor moves. */
+    @Override
+    public ValueSlice valueSlice() {
+      long ref = list.valueRef(node);
+      return new ValueSlice(list.valueChunk(ref), list.valueOffset(ref), list.valueLength(ref));
     }
 
     @Override

@@ -50,11 +50,7 @@ public final class ReadState {
         }
       }
     }
-    if (v == null || v.isTombstone()) {
-      return v;
-    }
-    // Memtable values are shared with the memtable.
-    return new StoredValue(v.kind(), v.value().clone(), v.sequence());
+    return v;
   }
 
   /** Take a reference; false if the state was already freed (then retry on a newer one). */

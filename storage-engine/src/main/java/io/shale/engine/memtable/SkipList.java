@@ -1,0 +1,234 @@
+package io.shale.engine.memtable;
+
+import io.shale.engine.key.ValueKind;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+
+/**
+ * A skiplist of internal keys (user key ascending, then sequence descending) whose nodes, keys and
+ * values live in an {@link Arena}. A node is an address; 0 is the head, and as a link means "none".
+ *
+ * <p>Thread-safety: one writer, any number of readers, no locks. The writer fills a node
+ * completely, then links it in level by level from the bottom with release stores; readers follow
+ * links with acquire loads, so a node they reach is always complete. A node's key and sequence
+ * never change. Its value may: a second put of the same key and sequence (a batch that writes a key
+ * twice) writes a new value record and swings the node's value reference to it, so a reader sees
+ * the old or the new value, never a mix.
+ *
+ * <p>Node layout, in longs: key address, key length and height ({@code length << 8 | height}),
+ * sequence, value reference, then one next link per level. A value record, in bytes: the kind's
+ * code, the length (4 bytes, big-endian), the bytes.
+ */
+final class SkipList {
+  static final int MAX_HEIGHT = 12;
+
+  private static final int KEY = 0;
+  private static final int KEY_LENGTH_AND_HEIGHT = 1;
+  private static final int SEQUENCE = 2;
+  private static final int VALUE = 3;
+  private static final int NEXT = 4;
+
+  static final int VALUE_HEADER = 5;
+
+  private static final long HEAD = 0;
+  private static final VarHandle INT =
+      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+
+  private final Arena arena;
+
+  /** The highest level in use, written by the writer only; a stale value only costs a level. */
+  private volatile int height = 1;
+
+  private volatile int nodeCount;
+  private final long[] splice = new long[MAX_HEIGHT];
+  private long random = 0x9E3779B97F4A7C15L;
+
+  SkipList(Arena arena) {
+    this.arena = arena;
+    long head = arena.allocateLongs(NEXT + MAX_HEIGHT);
+    if (head != HEAD) {
+      throw new IllegalStateException("the head must be the arena's first record");
+    }
+  }
+
+  /**
+   * Writer only: insert {@code key@sequence}, or replace the value of that exact entry if present.
+   *
+   * @return true if a node was added, false if an existing entry's value was replaced
+   */
+  boolean put(byte[] key, long sequence, ValueKind kind, byte[] value) {
+    long valueRef = writeValue(kind, value);
+    long x = HEAD;
+    for (int level = height - 1; level >= 0; level--) {
+      long next = arena.getLong(x, NEXT + level);
+      while (next != 0 && compare(next, key, sequence) < 0) {
+        x = next;
+        next = arena.getLong(x, NEXT + level);
+      }
+      splice[level] = x;
+    }
+    long found = arena.getLong(splice[0], NEXT);
+    if (found != 0 && compare(found, key, sequence) == 0) {
+      arena.setLinkRelease(found, VALUE, valueRef);
+      return false;
+    }
+    int h = randomHeight();
+    int current = height;
+    if (h > current) {
+      for (int level = current; level < h; level++) {
+        splice[level] = HEAD;
+      }
+      // Readers that see the new height before the head's new links simply drop a level.
+      height = h;
+    }
+    long keyRef = arena.allocateBytes(key.length);
+    System.arraycopy(key, 0, arena.bytes(keyRef), Arena.offsetOf(keyRef), key.length);
+    long node = arena.allocateLongs(NEXT + h);
+    arena.setLong(node, KEY, keyRef);
+    arena.setLong(node, KEY_LENGTH_AND_HEIGHT, (long) key.length << 8 | h);
+    arena.setLong(node, SEQUENCE, sequence);
+    arena.setLong(node, VALUE, valueRef);
+    for (int level = 0; level < h; level++) {
+      arena.setLong(node, NEXT + level, arena.getLong(splice[level], NEXT + level));
+    }
+    for (int level = 0; level < h; level++) {
+      arena.setLinkRelease(splice[level], NEXT + level, node);
+    }
+    nodeCount = nodeCount + 1;
+    return true;
+  }
+
+  int nodeCount() {
+    return nodeCount;
+  }
+
+  /** The first node at or after {@code key@sequence} in internal order, or 0. */
+  long seekAtOrAfter(byte[] key, long sequence) {
+    long x = HEAD;
+    long next = 0;
+    for (int level = height - 1; level >= 0; level--) {
+      next = arena.getLinkAcquire(x, NEXT + level);
+      while (next != 0 && compare(next, key, sequence) < 0) {
+        x = next;
+        next = arena.getLinkAcquire(x, NEXT + level);
+      }
+    }
+    return next;
+  }
+
+  /** The last node before {@code key@sequence} in internal order, or 0 (the head) if none. */
+  long seekBefore(byte[] key, long sequence) {
+    long x = HEAD;
+    for (int level = height - 1; level >= 0; level--) {
+      long next = arena.getLinkAcquire(x, NEXT + level);
+      while (next != 0 && compare(next, key, sequence) < 0) {
+        x = next;
+        next = arena.getLinkAcquire(x, NEXT + level);
+      }
+    }
+    return x;
+  }
+
+  /** The last node, or 0 if the list is empty. */
+  long last() {
+    long x = HEAD;
+    for (int level = height - 1; level >= 0; level--) {
+      long next = arena.getLinkAcquire(x, NEXT + level);
+      while (next != 0) {
+        x = next;
+        next = arena.getLinkAcquire(x, NEXT + level);
+      }
+    }
+    return x;
+  }
+
+  long first() {
+    return arena.getLinkAcquire(HEAD, NEXT);
+  }
+
+  long next(long node) {
+    return arena.getLinkAcquire(node, NEXT);
+  }
+
+  /** Compares a node's internal key with {@code key@sequence}. */
+  int compare(long node, byte[] key, long sequence) {
+    long keyRef = arena.getLong(node, KEY);
+    int from = Arena.offsetOf(keyRef);
+    int length = (int) (arena.getLong(node, KEY_LENGTH_AND_HEIGHT) >>> 8);
+    int c = Arrays.compareUnsigned(arena.bytes(keyRef), from, from + length, key, 0, key.length);
+    if (c != 0) {
+      return c;
+    }
+    return Long.compare(sequence, arena.getLong(node, SEQUENCE));
+  }
+
+  /** True if the node's user key equals {@code key}. */
+  boolean hasUserKey(long node, byte[] key) {
+    long keyRef = arena.getLong(node, KEY);
+    int from = Arena.offsetOf(keyRef);
+    int length = (int) (arena.getLong(node, KEY_LENGTH_AND_HEIGHT) >>> 8);
+    return Arrays.equals(arena.bytes(keyRef), from, from + length, key, 0, key.length);
+  }
+
+  byte[] userKey(long node) {
+    long keyRef = arena.getLong(node, KEY);
+    int from = Arena.offsetOf(keyRef);
+    int length = (int) (arena.getLong(node, KEY_LENGTH_AND_HEIGHT) >>> 8);
+    return Arrays.copyOfRange(arena.bytes(keyRef), from, from + length);
+  }
+
+  long sequence(long node) {
+    return arena.getLong(node, SEQUENCE);
+  }
+
+  /**
+   * The node's current value record; read kind and bytes from this one reference, so that both come
+   * from the same put.
+   */
+  long valueRef(long node) {
+    return arena.getLinkAcquire(node, VALUE);
+  }
+
+  ValueKind kind(long valueRef) {
+    return ValueKind.fromCode(arena.bytes(valueRef)[Arena.offsetOf(valueRef)]);
+  }
+
+  int valueLength(long valueRef) {
+    return (int) INT.get(arena.bytes(valueRef), Arena.offsetOf(valueRef) + 1);
+  }
+
+  /** The chunk holding the value's bytes, which start at {@link #valueOffset}. */
+  byte[] valueChunk(long valueRef) {
+    return arena.bytes(valueRef);
+  }
+
+  int valueOffset(long valueRef) {
+    return Arena.offsetOf(valueRef) + VALUE_HEADER;
+  }
+
+  private long writeValue(ValueKind kind, byte[] value) {
+    long ref = arena.allocateBytes(VALUE_HEADER + value.length);
+    byte[] chunk = arena.bytes(ref);
+    int at = Arena.offsetOf(ref);
+    chunk[at] = (byte) kind.code();
+    INT.set(chunk, at + 1, value.length);
+    System.arraycopy(value, 0, chunk, at + VALUE_HEADER, value.length);
+    return ref;
+  }
+
+  /** Height 1 with probability 3/4, each further level with probability 1/4 (as LevelDB). */
+  private int randomHeight() {
+    random ^= random << 13;
+    random ^= random >>> 7;
+    random ^= random << 17;
+    long bits = random;
+    int h = 1;
+    while (h < MAX_HEIGHT && (bits & 3) == 0) {
+      h++;
+      bits >>>= 2;
+    }
+    return h;
+  }
+}
