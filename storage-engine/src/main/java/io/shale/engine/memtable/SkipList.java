@@ -4,7 +4,6 @@ import io.shale.engine.key.ValueKind;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
-import java.util.Arrays;
 
 /**
  * A skiplist of internal keys (user key ascending, then sequence descending) whose nodes, keys and
@@ -17,24 +16,27 @@ import java.util.Arrays;
  * twice) writes a new value record and swings the node's value reference to it, so a reader sees
  * the old or the new value, never a mix.
  *
- * <p>Node layout, in longs: key address, key length and height ({@code length << 8 | height}),
- * sequence, value reference, then one next link per level. A value record, in bytes: the kind's
- * code, the length (4 bytes, big-endian), the bytes.
+ * <p>Node layout, in longs: key length and height ({@code length << 8 | height}), sequence, value
+ * reference, one next link per level, then the key itself as big-endian words (the last padded with
+ * zeros). Keeping the key in the node, as RocksDB's inline skiplist does, makes each comparison of
+ * a search touch one place in memory. A value record, in bytes: the kind's code, the length (4
+ * bytes, big-endian), the bytes.
  */
 final class SkipList {
   static final int MAX_HEIGHT = 12;
 
-  private static final int KEY = 0;
-  private static final int KEY_LENGTH_AND_HEIGHT = 1;
-  private static final int SEQUENCE = 2;
-  private static final int VALUE = 3;
-  private static final int NEXT = 4;
+  private static final int KEY_LENGTH_AND_HEIGHT = 0;
+  private static final int SEQUENCE = 1;
+  private static final int VALUE = 2;
+  private static final int NEXT = 3;
 
   static final int VALUE_HEADER = 5;
 
   private static final long HEAD = 0;
   private static final VarHandle INT =
       MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+  private static final VarHandle LONG =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
   private final Arena arena;
 
@@ -83,11 +85,11 @@ final class SkipList {
       // Readers that see the new height before the head's new links simply drop a level.
       height = h;
     }
-    long keyRef = arena.allocateBytes(key.length);
-    System.arraycopy(key, 0, arena.bytes(keyRef), Arena.offsetOf(keyRef), key.length);
-    long node = arena.allocateLongs(NEXT + h);
-    arena.setLong(node, KEY, keyRef);
+    long node = arena.allocateLongs(NEXT + h + (key.length + 7) / 8);
     arena.setLong(node, KEY_LENGTH_AND_HEIGHT, (long) key.length << 8 | h);
+    for (int i = 0; i < key.length; i += 8) {
+      arena.setLong(node, NEXT + h + i / 8, word(key, i));
+    }
     arena.setLong(node, SEQUENCE, sequence);
     arena.setLong(node, VALUE, valueRef);
     for (int level = 0; level < h; level++) {
@@ -154,29 +156,74 @@ final class SkipList {
 
   /** Compares a node's internal key with {@code key@sequence}. */
   int compare(long node, byte[] key, long sequence) {
-    long keyRef = arena.getLong(node, KEY);
-    int from = Arena.offsetOf(keyRef);
-    int length = (int) (arena.getLong(node, KEY_LENGTH_AND_HEIGHT) >>> 8);
-    int c = Arrays.compareUnsigned(arena.bytes(keyRef), from, from + length, key, 0, key.length);
-    if (c != 0) {
-      return c;
+    long[] chunk = arena.longs(node);
+    int at = Arena.offsetOf(node);
+    long lengthAndHeight = chunk[at + KEY_LENGTH_AND_HEIGHT];
+    int length = (int) (lengthAndHeight >>> 8);
+    int words = at + NEXT + (int) (lengthAndHeight & 0xff);
+    int common = Math.min(length, key.length);
+    // Words are compared as unsigned numbers, which orders them as their bytes. Past the shorter
+    // key's end its word holds zeros, so a difference there puts the shorter key first, as the
+    // byte order does; if none, the shorter key is a prefix of the other and sorts first.
+    for (int i = 0; i < common; i += 8) {
+      long a = chunk[words + i / 8];
+      long b = word(key, i);
+      if (a != b) {
+        return Long.compareUnsigned(a, b);
+      }
     }
-    return Long.compare(sequence, arena.getLong(node, SEQUENCE));
+    if (length != key.length) {
+      return length < key.length ? -1 : 1;
+    }
+    return Long.compare(sequence, chunk[at + SEQUENCE]);
   }
 
   /** True if the node's user key equals {@code key}. */
   boolean hasUserKey(long node, byte[] key) {
-    long keyRef = arena.getLong(node, KEY);
-    int from = Arena.offsetOf(keyRef);
-    int length = (int) (arena.getLong(node, KEY_LENGTH_AND_HEIGHT) >>> 8);
-    return Arrays.equals(arena.bytes(keyRef), from, from + length, key, 0, key.length);
+    long[] chunk = arena.longs(node);
+    int at = Arena.offsetOf(node);
+    long lengthAndHeight = chunk[at + KEY_LENGTH_AND_HEIGHT];
+    if ((int) (lengthAndHeight >>> 8) != key.length) {
+      return false;
+    }
+    int words = at + NEXT + (int) (lengthAndHeight & 0xff);
+    for (int i = 0; i < key.length; i += 8) {
+      if (chunk[words + i / 8] != word(key, i)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   byte[] userKey(long node) {
-    long keyRef = arena.getLong(node, KEY);
-    int from = Arena.offsetOf(keyRef);
-    int length = (int) (arena.getLong(node, KEY_LENGTH_AND_HEIGHT) >>> 8);
-    return Arrays.copyOfRange(arena.bytes(keyRef), from, from + length);
+    long[] chunk = arena.longs(node);
+    int at = Arena.offsetOf(node);
+    long lengthAndHeight = chunk[at + KEY_LENGTH_AND_HEIGHT];
+    byte[] key = new byte[(int) (lengthAndHeight >>> 8)];
+    int words = at + NEXT + (int) (lengthAndHeight & 0xff);
+    for (int i = 0; i < key.length; i += 8) {
+      long w = chunk[words + i / 8];
+      if (i + 8 <= key.length) {
+        LONG.set(key, i, w);
+      } else {
+        for (int j = i; j < key.length; j++) {
+          key[j] = (byte) (w >>> (56 - 8 * (j - i)));
+        }
+      }
+    }
+    return key;
+  }
+
+  /** Bytes {@code [i, i + 8)} of {@code key} as a big-endian word, zeros past its end. */
+  private static long word(byte[] key, int i) {
+    if (i + 8 <= key.length) {
+      return (long) LONG.get(key, i);
+    }
+    long w = 0;
+    for (int j = i; j < key.length; j++) {
+      w |= (key[j] & 0xffL) << (56 - 8 * (j - i));
+    }
+    return w;
   }
 
   long sequence(long node) {

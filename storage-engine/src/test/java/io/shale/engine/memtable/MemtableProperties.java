@@ -28,8 +28,8 @@ class MemtableProperties {
 
   @Provide
   Arbitrary<List<Put>> puts() {
-    // Few short keys and few sequences, so that versions of a key and repeated entries are common.
-    Arbitrary<byte[]> keys = Arbitraries.bytes().array(byte[].class).ofMinSize(0).ofMaxSize(3);
+    // Few keys and few sequences, so that versions of a key and repeated entries are common.
+    Arbitrary<byte[]> keys = keys();
     Arbitrary<Long> sequences = Arbitraries.longs().between(1, 20);
     Arbitrary<ValueKind> kinds = Arbitraries.of(ValueKind.VALUE, ValueKind.TOMBSTONE);
     Arbitrary<byte[]> values =
@@ -88,7 +88,17 @@ class MemtableProperties {
 
   @Provide
   Arbitrary<byte[]> probes() {
-    return Arbitraries.bytes().array(byte[].class).ofMinSize(0).ofMaxSize(3);
+    return keys();
+  }
+
+  /**
+   * Short keys of any bytes, and keys of up to three words from a small alphabet with zeros, so
+   * that keys share prefixes across words and differ only in length or in trailing zeros.
+   */
+  private static Arbitrary<byte[]> keys() {
+    return Arbitraries.oneOf(
+        Arbitraries.bytes().array(byte[].class).ofMaxSize(3),
+        Arbitraries.of((byte) 0, (byte) 1, (byte) -1).array(byte[].class).ofMaxSize(20));
   }
 
   @Provide
