@@ -5,10 +5,10 @@ import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 
 /**
- * The memory of one memtable: append-only chunks of bytes (keys and values) and of longs (skiplist
- * nodes), addressed by {@code chunk << 32 | offset}. A memtable holds a few hundred large arrays
- * instead of several small objects per entry, so a young collection copies its entries as a few
- * array moves, and nothing in them is traced.
+ * The memory of one memtable: append-only chunks of bytes (values) and of longs (skiplist nodes,
+ * keys inline), addressed by {@code chunk << 32 | offset}. A memtable holds a few hundred large
+ * arrays instead of several small objects per entry, so a young collection copies its entries as a
+ * few array moves, and nothing in them is traced.
  *
  * <p>Thread-safety: one writer allocates and fills; readers only read what was published to them. A
  * record is published by a release store of its address (see {@link #setLinkRelease}) after it was
