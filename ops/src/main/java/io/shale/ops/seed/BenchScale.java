@@ -10,8 +10,7 @@ package io.shale.ops.seed;
  * @param levelBaseBytes level-1 target ({@code max_bytes_for_level_base}), 4 memtables
  * @param targetFileBytes table size at which compaction output is cut
  * @param blobFileBytes blob file size
- * @param blockCacheBytes block cache size (Shale reads tables through a memory mapping by default,
- *     so its block cache stays empty and the page cache does that job)
+ * @param blockCacheBytes block cache size (both engines' caches live outside the Java heap)
  */
 public record BenchScale(
     long memtableBytes,
