@@ -6,42 +6,39 @@ import java.util.Arrays;
 
 /**
  * The memory of one memtable: append-only chunks of bytes (values) and of longs (skiplist nodes,
- * keys inline), addressed by {@code chunk << 32 | offset}. A memtable holds a few hundred large
- * arrays instead of several small objects per entry, so a young collection copies its entries as a
- * few array moves, and nothing in them is traced.
+ * keys inline), addressed by {@code chunk << 32 | offset}. A memtable holds a few dozen large
+ * arrays instead of several small objects per entry, so the garbage collector never traces its
+ * entries; its chunks come from and go back to a {@link ChunkPool}.
  *
  * <p>Thread-safety: one writer allocates and fills; readers only read what was published to them. A
  * record is published by a release store of its address (see {@link #setLinkRelease}) after it was
  * filled, and read after an acquire load of that address, which also makes the chunk tables written
- * before the store visible. Chunks are never moved or reused: an address stays valid for the life
- * of the arena, which ends when the last reader drops the memtable.
+ * before the store visible. Chunks are never moved: an address stays valid until {@link #recycle},
+ * which the owner calls only once no reader can reach the arena.
  */
 final class Arena {
-  /** Byte chunks grow from this size, so a small memtable (and a test's) stays small. */
-  private static final int FIRST_BYTE_CHUNK = 4 << 10;
-
-  /** Byte chunks stop growing here; a record larger than this gets a chunk of its own. */
-  static final int MAX_BYTE_CHUNK = 1 << 20;
-
-  private static final int FIRST_LONG_CHUNK = 512;
-  private static final int MAX_LONG_CHUNK = 64 << 10;
-
   private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
+
+  private final ChunkPool pool;
+  private final int chunkBytes;
 
   private volatile byte[][] byteChunks = new byte[16][];
   private int byteChunkCount;
   private int currentByteChunk = -1;
   private int bytePosition;
-  private int byteChunkSize = FIRST_BYTE_CHUNK / 2;
 
   private volatile long[][] longChunks = new long[16][];
   private int longChunkCount;
   private int currentLongChunk = -1;
   private int longPosition;
-  private int longChunkSize = FIRST_LONG_CHUNK / 2;
 
   /** Bytes of every record allocated so far: the chunks' used part. */
   private volatile long usedBytes;
+
+  Arena(ChunkPool pool) {
+    this.pool = pool;
+    this.chunkBytes = pool.chunkBytes();
+  }
 
   static int chunkOf(long address) {
     return (int) (address >>> 32);
@@ -56,35 +53,37 @@ final class Arena {
   }
 
   /**
-   * Writer only: room for {@code length} bytes; fill it through {@link #bytes} before publishing.
+   * Writer only: room for {@code length} bytes, holding arbitrary old bytes; fill it through {@link
+   * #bytes} before publishing.
    */
   long allocateBytes(int length) {
-    if (length > MAX_BYTE_CHUNK) {
-      // Its own chunk, so that a large value does not waste the rest of the current one.
-      usedBytes += length;
+    usedBytes += length;
+    if (length > chunkBytes) {
+      // An array of its own, so that a large value does not waste the rest of a chunk.
       return address(addByteChunk(new byte[length]), 0);
     }
-    if (currentByteChunk < 0 || bytePosition + length > byteChunks[currentByteChunk].length) {
-      byteChunkSize = Math.min(MAX_BYTE_CHUNK, byteChunkSize * 2);
-      currentByteChunk = addByteChunk(new byte[Math.max(byteChunkSize, length)]);
+    if (currentByteChunk < 0 || bytePosition + length > chunkBytes) {
+      currentByteChunk = addByteChunk(pool.takeBytes());
       bytePosition = 0;
     }
     long a = address(currentByteChunk, bytePosition);
     bytePosition += length;
-    usedBytes += length;
     return a;
   }
 
-  /** Writer only: room for {@code length} longs, zeroed. */
+  /** Writer only: room for {@code length} longs, holding arbitrary old values; write every one. */
   long allocateLongs(int length) {
-    if (currentLongChunk < 0 || longPosition + length > longChunks[currentLongChunk].length) {
-      longChunkSize = Math.min(MAX_LONG_CHUNK, longChunkSize * 2);
-      currentLongChunk = addLongChunk(new long[Math.max(longChunkSize, length)]);
+    usedBytes += (long) length * Long.BYTES;
+    int chunkLongs = chunkBytes / Long.BYTES;
+    if (length > chunkLongs) {
+      return address(addLongChunk(new long[length]), 0);
+    }
+    if (currentLongChunk < 0 || longPosition + length > chunkLongs) {
+      currentLongChunk = addLongChunk(pool.takeLongs());
       longPosition = 0;
     }
     long a = address(currentLongChunk, longPosition);
     longPosition += length;
-    usedBytes += (long) length * Long.BYTES;
     return a;
   }
 
@@ -120,6 +119,18 @@ final class Arena {
 
   long usedBytes() {
     return usedBytes;
+  }
+
+  /**
+   * Give every chunk back to the pool and forget them. Precondition: no reader can reach this arena
+   * any more, and nothing is written to it again.
+   */
+  void recycle() {
+    pool.give(byteChunks, byteChunkCount, longChunks, longChunkCount);
+    byteChunks = new byte[0][];
+    longChunks = new long[0][];
+    byteChunkCount = 0;
+    longChunkCount = 0;
   }
 
   private int addByteChunk(byte[] chunk) {

@@ -1,5 +1,6 @@
 package io.shale.engine.memtable;
 
+import io.shale.engine.concurrent.RefCount;
 import io.shale.engine.iterator.Direction;
 import io.shale.engine.iterator.InternalIterator;
 import io.shale.engine.iterator.ValueSlice;
@@ -16,15 +17,53 @@ import java.util.Arrays;
  * <p>Thread-safety: one writer (the engine's write path, which serialises batches) and any number
  * of concurrent readers and iterators. A memtable becomes immutable when the engine seals it; it is
  * then only read, until its flush has been installed and no read state references it.
+ *
+ * <p>Life cycle: the memtable list holds one reference, and every {@link ReadState} listing the
+ * memtable one more. Readers reach a memtable only through a read state they retained. When the
+ * last reference goes, the arena's chunks go back to the pool for the next memtable.
  */
 public final class Memtable {
-  private final Arena arena = new Arena();
-  private final SkipList list = new SkipList(arena);
+  /** Chunks of a memtable made without a pool (tests, tools): 64 KiB, never recycled. */
+  private static final int UNPOOLED_CHUNK_BYTES = 64 << 10;
+
+  private final Arena arena;
+  private final SkipList list;
   private final long id;
+  private final RefCount refs = new RefCount();
+  private volatile boolean recycled;
   private volatile long largestSequence = -1;
 
+  /** A memtable whose chunks are never recycled. */
   public Memtable(long id) {
+    this(id, new ChunkPool(UNPOOLED_CHUNK_BYTES, 0));
+  }
+
+  /** A memtable that takes its chunks from {@code pool} and gives them back when released. */
+  public Memtable(long id, ChunkPool pool) {
     this.id = id;
+    this.arena = new Arena(pool);
+    this.list = new SkipList(arena);
+  }
+
+  /** Take a reference for a read state. Precondition: the caller already holds one. */
+  void retain() {
+    if (!refs.tryRetain()) {
+      throw new IllegalStateException("memtable " + id + " retained after it was recycled");
+    }
+  }
+
+  /** Drop a reference; the last one recycles the arena's chunks. */
+  void release() {
+    if (refs.release("memtable " + id)) {
+      recycled = true;
+      arena.recycle();
+    }
+  }
+
+  private void checkReadable() {
+    if (recycled) {
+      throw new IllegalStateException("memtable " + id + " read after its chunks were recycled");
+    }
   }
 
   /** A number that orders memtables by creation: larger is newer. */
@@ -58,6 +97,7 @@ public final class Memtable {
    * owns, or null if this memtable has none (which is different from a tombstone).
    */
   public StoredValue get(byte[] userKey, long readSequence) {
+    checkReadable();
     long node = list.seekAtOrAfter(userKey, readSequence);
     if (node == 0 || !list.hasUserKey(node, userKey)) {
       return null;
@@ -90,6 +130,7 @@ public final class Memtable {
   }
 
   public InternalIterator iterator(Direction direction) {
+    checkReadable();
     return new MemtableIterator(list, direction);
   }
 

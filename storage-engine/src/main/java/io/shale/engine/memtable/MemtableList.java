@@ -10,7 +10,8 @@ import java.util.function.Consumer;
 
 /**
  * The engine's memtables (one mutable, the sealed ones waiting for flush, oldest first), the
- * applied index, and the {@link ReadState} readers start from.
+ * applied index, the {@link ReadState} readers start from, and the {@link ChunkPool} the memtables'
+ * arenas share.
  *
  * <p>Invariants, all under the list's lock: indexes are applied in strictly increasing order; at
  * most {@code maxImmutable} sealed memtables wait for flush (a writer blocks meanwhile); the
@@ -33,6 +34,7 @@ public final class MemtableList {
   private final long memtableBytes;
   private final int maxImmutable;
   private final Runnable checkWritable;
+  private final ChunkPool chunks;
   private Listener listener;
   private Memtable mutable;
   private final ArrayDeque<Memtable> immutables = new ArrayDeque<>();
@@ -51,7 +53,8 @@ public final class MemtableList {
     this.maxImmutable = maxImmutable;
     this.checkWritable = checkWritable;
     this.lastApplied = versions.persistedAppliedIndex();
-    this.mutable = new Memtable(nextMemtableId++);
+    this.chunks = ChunkPool.forMemtables(memtableBytes);
+    this.mutable = new Memtable(nextMemtableId++, chunks);
     this.readState = new ReadState(mutable, List.of(), versions.acquireCurrent());
   }
 
@@ -123,7 +126,7 @@ public final class MemtableList {
   /** Precondition: holds the lock. */
   private void sealMutable() {
     immutables.addLast(mutable);
-    mutable = new Memtable(nextMemtableId++);
+    mutable = new Memtable(nextMemtableId++, chunks);
     publishLocked();
     listener.changed();
     listener.sealed();
@@ -155,6 +158,7 @@ public final class MemtableList {
       }
       immutables.removeFirst();
       publishLocked();
+      m.release(); // the list's own reference: the chunks are recycled once readers let go too
       listener.changed(); // before waking writers: they see the pressure of the new state
       lock.notifyAll();
     }

@@ -8,8 +8,8 @@ import java.util.List;
 /**
  * What a reader needs to see the database: the mutable memtable, the sealed ones waiting for flush
  * (newest first) and the version. Immutable; replaced whenever a memtable is sealed or a version
- * installed. Reference counted, and holds one reference to its version, so that a read that started
- * on it can finish even after newer states replaced it.
+ * installed. Reference counted, and holds one reference to its version and to each of its
+ * memtables, so that a read that started on it can finish even after newer states replaced it.
  */
 public final class ReadState {
   private final Memtable mutable;
@@ -22,6 +22,8 @@ public final class ReadState {
     this.mutable = mutable;
     this.immutablesNewestFirst = List.copyOf(immutablesNewestFirst);
     this.version = version;
+    mutable.retain();
+    this.immutablesNewestFirst.forEach(Memtable::retain);
   }
 
   public Memtable mutable() {
@@ -61,6 +63,8 @@ public final class ReadState {
   public void release() {
     if (refs.release("read state")) {
       version.release();
+      mutable.release();
+      immutablesNewestFirst.forEach(Memtable::release);
     }
   }
 }

@@ -53,6 +53,10 @@ final class SkipList {
     if (head != HEAD) {
       throw new IllegalStateException("the head must be the arena's first record");
     }
+    // A recycled chunk holds old longs: the head's links must start empty.
+    for (int slot = 0; slot < NEXT + MAX_HEIGHT; slot++) {
+      arena.setLong(head, slot, 0);
+    }
   }
 
   /**

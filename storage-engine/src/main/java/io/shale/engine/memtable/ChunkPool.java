@@ -1,0 +1,94 @@
+package io.shale.engine.memtable;
+
+import java.util.ArrayDeque;
+
+/**
+ * Arena chunks that flushed memtables gave back, for the next memtables to fill. Recycling keeps
+ * the chunks in the old generation for good: without it, every memtable's chunks are promoted while
+ * it fills and die there after its flush, and under a write burst that garbage is what forces full
+ * collections.
+ *
+ * <p>Holds at most {@code capacityBytes} (what the next memtable or two need); chunks given beyond
+ * that are left to the garbage collector. A chunk taken from the pool holds old bytes: {@link
+ * Arena}'s callers write every byte and long of a record before publishing it. Thread-safe.
+ */
+public final class ChunkPool {
+  private final int chunkBytes;
+  private final long capacityBytes;
+  private final ArrayDeque<byte[]> bytes = new ArrayDeque<>();
+  private final ArrayDeque<long[]> longs = new ArrayDeque<>();
+  private long pooledBytes;
+
+  /**
+   * @param chunkBytes the size of every chunk an arena of this pool allocates (records larger than
+   *     this get arrays of their own, which are never pooled)
+   * @param capacityBytes the most the pool keeps; 0 keeps nothing
+   */
+  public ChunkPool(int chunkBytes, long capacityBytes) {
+    if (chunkBytes < 1024 || Integer.bitCount(chunkBytes) != 1) {
+      throw new IllegalArgumentException(
+          "arena chunks must be a power of two of at least 1 KiB, got " + chunkBytes);
+    }
+    this.chunkBytes = chunkBytes;
+    this.capacityBytes = capacityBytes;
+  }
+
+  /**
+   * The pool an engine's memtables share: chunks of about an eighth of the memtable (between 16 KiB
+   * and 1 MiB, so that a memtable is a few dozen arrays and a small one wastes little), keeping two
+   * memtables' worth (at least four chunks, so that small test engines recycle too).
+   */
+  public static ChunkPool forMemtables(long memtableBytes) {
+    long eighth = Math.max(1, memtableBytes / 8);
+    int chunk = (int) Math.min(1 << 20, Math.max(16 << 10, Long.highestOneBit(eighth)));
+    return new ChunkPool(chunk, Math.max(2 * memtableBytes, 4L * chunk));
+  }
+
+  public int chunkBytes() {
+    return chunkBytes;
+  }
+
+  /** A byte chunk of {@link #chunkBytes}, recycled if one is pooled. */
+  synchronized byte[] takeBytes() {
+    byte[] c = bytes.pollFirst();
+    if (c == null) {
+      return new byte[chunkBytes];
+    }
+    pooledBytes -= chunkBytes;
+    return c;
+  }
+
+  /** A long chunk of {@link #chunkBytes} bytes, recycled if one is pooled. */
+  synchronized long[] takeLongs() {
+    long[] c = longs.pollFirst();
+    if (c == null) {
+      return new long[chunkBytes / Long.BYTES];
+    }
+    pooledBytes -= chunkBytes;
+    return c;
+  }
+
+  /**
+   * Take back the chunks of an arena no reader can reach any more. Precondition: nothing reads them
+   * again (see {@link Memtable#release}).
+   */
+  synchronized void give(byte[][] byteChunks, int byteCount, long[][] longChunks, int longCount) {
+    for (int i = 0; i < byteCount && pooledBytes + chunkBytes <= capacityBytes; i++) {
+      if (byteChunks[i].length == chunkBytes) {
+        bytes.addLast(byteChunks[i]);
+        pooledBytes += chunkBytes;
+      }
+    }
+    for (int i = 0; i < longCount && pooledBytes + chunkBytes <= capacityBytes; i++) {
+      if (longChunks[i].length * Long.BYTES == chunkBytes) {
+        longs.addLast(longChunks[i]);
+        pooledBytes += chunkBytes;
+      }
+    }
+  }
+
+  /** Bytes of the chunks waiting in the pool. */
+  public synchronized long pooledBytes() {
+    return pooledBytes;
+  }
+}
