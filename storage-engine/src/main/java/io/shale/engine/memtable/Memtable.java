@@ -144,6 +144,9 @@ public final class Memtable {
     private long node;
     private byte[] userKey;
 
+    /** The value record read once per position, so that kind and bytes come from the same put. */
+    private long valueRef = -1;
+
     MemtableIterator(SkipList list, Direction direction) {
       this.list = list;
       this.direction = direction;
@@ -152,6 +155,7 @@ public final class Memtable {
     private void moveTo(long next) {
       node = next;
       userKey = null;
+      valueRef = -1;
     }
 
     @Override
@@ -195,7 +199,14 @@ public final class Memtable {
 
     @Override
     public ValueKind kind() {
-      return list.kind(list.valueRef(node));
+      return list.kind(valueRef());
+    }
+
+    private long valueRef() {
+      if (valueRef == -1) {
+        valueRef = list.valueRef(node);
+      }
+      return valueRef;
     }
 
     @Override
@@ -206,7 +217,7 @@ public final class Memtable {
     /** A view into the arena: its bytes never change, so it stays valid after the cursor moves. */
     @Override
     public ValueSlice valueSlice() {
-      long ref = list.valueRef(node);
+      long ref = valueRef();
       return new ValueSlice(list.valueChunk(ref), list.valueOffset(ref), list.valueLength(ref));
     }
 

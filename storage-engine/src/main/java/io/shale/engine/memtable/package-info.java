@@ -6,6 +6,7 @@
  * <p>{@link io.shale.engine.memtable.Memtable} is one memtable, ordered by a {@link
  * io.shale.engine.memtable.SkipList} that lives in the memtable's {@link
  * io.shale.engine.memtable.Arena}; {@link io.shale.engine.memtable.MemtableList} owns the mutable
- * and sealed memtables and publishes the {@link io.shale.engine.memtable.ReadState} readers use.
+ * and sealed memtables, publishes the {@link io.shale.engine.memtable.ReadState} readers use, and
+ * lends the arenas chunks from its {@link io.shale.engine.memtable.ChunkPool}.
  */
 package io.shale.engine.memtable;
