@@ -66,16 +66,7 @@ final class SkipList {
    */
   boolean put(byte[] key, long sequence, ValueKind kind, byte[] value) {
     long valueRef = writeValue(kind, value);
-    long x = HEAD;
-    for (int level = height - 1; level >= 0; level--) {
-      long next = arena.getLong(x, NEXT + level);
-      while (next != 0 && compare(next, key, sequence) < 0) {
-        x = next;
-        next = arena.getLong(x, NEXT + level);
-      }
-      splice[level] = x;
-    }
-    long found = arena.getLong(splice[0], NEXT);
+    long found = arena.getLong(descend(key, sequence, splice), NEXT);
     if (found != 0 && compare(found, key, sequence) == 0) {
       arena.setLinkRelease(found, VALUE, valueRef);
       return false;
@@ -112,26 +103,35 @@ final class SkipList {
 
   /** The first node at or after {@code key@sequence} in internal order, or 0. */
   long seekAtOrAfter(byte[] key, long sequence) {
-    long x = HEAD;
-    long next = 0;
-    for (int level = height - 1; level >= 0; level--) {
-      next = arena.getLinkAcquire(x, NEXT + level);
-      while (next != 0 && compare(next, key, sequence) < 0) {
-        x = next;
-        next = arena.getLinkAcquire(x, NEXT + level);
-      }
+    // Re-check after the descent: the writer may have linked a node after the predecessor since,
+    // and one that sorts before the target (a newer version of the key) is not an answer.
+    long n = arena.getLinkAcquire(descend(key, sequence, null), NEXT);
+    while (n != 0 && compare(n, key, sequence) < 0) {
+      n = arena.getLinkAcquire(n, NEXT);
     }
-    return next;
+    return n;
   }
 
   /** The last node before {@code key@sequence} in internal order, or 0 (the head) if none. */
   long seekBefore(byte[] key, long sequence) {
+    return descend(key, sequence, null);
+  }
+
+  /**
+   * The search every operation shares: from the top level down, the last node before {@code
+   * key@sequence} on each level, recorded in {@code splice} if given (the writer's insert points);
+   * returns the one on level 0.
+   */
+  private long descend(byte[] key, long sequence, long[] splice) {
     long x = HEAD;
     for (int level = height - 1; level >= 0; level--) {
       long next = arena.getLinkAcquire(x, NEXT + level);
       while (next != 0 && compare(next, key, sequence) < 0) {
         x = next;
         next = arena.getLinkAcquire(x, NEXT + level);
+      }
+      if (splice != null) {
+        splice[level] = x;
       }
     }
     return x;
