@@ -14,6 +14,7 @@ import io.shale.engine.version.VersionEdit;
 import io.shale.engine.version.VersionSet;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import java.util.function.BooleanSupplier;
 
@@ -64,9 +65,10 @@ public final class BackgroundJobs {
   }
 
   /**
-   * Write {@code m} to level 0 and log its edit; the caller then drops it from the memtable list.
+   * Write {@code sealed} (oldest first) merged to level 0 and log its edit; the caller then drops
+   * them from the memtable list.
    */
-  public void flush(Memtable m) throws IOException {
+  public void flush(List<Memtable> sealed) throws IOException {
     long started = System.nanoTime();
     FlushJob.Outcome o =
         new FlushJob(
@@ -76,17 +78,23 @@ public final class BackgroundJobs {
                 options.blob(),
                 versions::newFileNumber,
                 ioBudget::record)
-            .run(m);
+            .run(sealed);
     versions.logAndApply(o.edit());
-    if (m.isEmpty()) {
+    if (o.tables().isEmpty()) {
       counters.emptyFlush();
     } else {
       counters.flushed(o.bytes());
     }
+    long entries = 0;
+    for (Memtable m : sealed) {
+      entries += m.entryCount();
+    }
+    Memtable newest = sealed.get(sealed.size() - 1);
     eventLog.flush(
-        m.id(),
-        m.entryCount(),
-        m.largestSequence(),
+        sealed.get(0).id(),
+        sealed.size(),
+        entries,
+        newest.largestSequence(),
         o.tables(),
         o.blobs(),
         System.nanoTime() - started);

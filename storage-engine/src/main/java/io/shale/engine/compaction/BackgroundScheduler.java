@@ -73,22 +73,26 @@ public final class BackgroundScheduler {
   // ---------------------------------------------------------------------------------------------
   // Flushes
 
-  /** A memtable was sealed: flush the oldest sealed one on the flush thread. */
+  /**
+   * A memtable was sealed: flush on the flush thread. Each flush takes every memtable sealed by
+   * then, so a flush scheduled for a memtable an earlier flush took finds nothing to do.
+   */
   public void scheduleFlush() {
-    flushExecutor.execute(this::flushOldest);
+    flushExecutor.execute(this::flushSealed);
   }
 
-  private void flushOldest() {
-    Memtable m = memtables.oldestToFlush(state::closing);
-    if (m == null || state.failed()) {
+  private void flushSealed() {
+    List<Memtable> sealed = memtables.sealedToFlush(state::closing);
+    if (sealed.isEmpty() || state.failed()) {
       return;
     }
     try {
-      jobs.flush(m);
-      memtables.flushed(m);
+      jobs.flush(sealed);
+      memtables.flushed(sealed);
       maybeScheduleCompaction();
     } catch (IOException | RuntimeException e) {
-      state.fail("flush of memtable " + m.id(), e);
+      state.fail(
+          "flush of memtables " + sealed.get(0).id() + "-" + sealed.get(sealed.size() - 1).id(), e);
     }
   }
 

@@ -133,32 +133,50 @@ public final class MemtableList {
   }
 
   /**
-   * The oldest sealed memtable, once flushes are not paused; null if none (or interrupted, or
-   * {@code stop} says so while paused).
+   * Every sealed memtable, oldest first, once flushes are not paused; empty if none (or
+   * interrupted, or {@code stop} says so while paused). One flush writes them all.
    */
-  public Memtable oldestToFlush(java.util.function.BooleanSupplier stop) {
+  public List<Memtable> sealedToFlush(java.util.function.BooleanSupplier stop) {
     synchronized (lock) {
       while (flushesPaused && !stop.getAsBoolean()) {
         try {
           lock.wait(50);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
-          return null;
+          return List.of();
         }
       }
-      return immutables.peekFirst();
+      return List.copyOf(immutables);
     }
   }
 
-  /** {@code m}, the oldest sealed memtable, is durable in the current version: drop it. */
-  public void flushed(Memtable m) {
+  /**
+   * {@code flushed}, the oldest sealed memtables in order, are durable in the current version: drop
+   * them.
+   */
+  public void flushed(List<Memtable> flushed) {
     synchronized (lock) {
-      if (immutables.peekFirst() != m) {
-        throw new IllegalStateException("memtable " + m.id() + " is not the oldest sealed one");
+      int i = 0;
+      for (Memtable m : immutables) {
+        if (i == flushed.size()) {
+          break;
+        }
+        if (flushed.get(i) != m) {
+          throw new IllegalStateException(
+              "memtable " + flushed.get(i).id() + " is not the oldest sealed one left");
+        }
+        i++;
       }
-      immutables.removeFirst();
+      if (i != flushed.size()) {
+        throw new IllegalStateException("flushed memtables are no longer sealed and waiting");
+      }
+      for (Memtable m : flushed) {
+        immutables.removeFirst();
+      }
       publishLocked();
-      m.release(); // the list's own reference: the chunks are recycled once readers let go too
+      for (Memtable m : flushed) {
+        m.release(); // the list's own reference: chunks are recycled once readers let go too
+      }
       listener.changed(); // before waking writers: they see the pressure of the new state
       lock.notifyAll();
     }

@@ -71,9 +71,13 @@ public final class EventLog implements AutoCloseable {
         file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
   }
 
-  /** A memtable was flushed into {@code outputs} (level 0) and {@code blobOutputs}. */
+  /**
+   * {@code memtables} sealed memtables, the oldest {@code memtableId}, were flushed into {@code
+   * outputs} (level 0) and {@code blobOutputs}.
+   */
   public void flush(
       long memtableId,
+      int memtables,
       long entries,
       long appliedIndex,
       List<FileMetadata> outputs,
@@ -82,6 +86,8 @@ public final class EventLog implements AutoCloseable {
     append(
         "\"event\":\"flush\",\"memtable\":"
             + memtableId
+            + ",\"memtables\":"
+            + memtables
             + ",\"entries\":"
             + entries
             + ",\"applied_index\":"
