@@ -8,9 +8,13 @@ import java.util.ArrayDeque;
  * it fills and die there after its flush, and under a write burst that garbage is what forces full
  * collections.
  *
- * <p>Holds at most {@code capacityBytes} (what the next memtable or two need); chunks given beyond
- * that are left to the garbage collector. A chunk taken from the pool holds old bytes: {@link
- * Arena}'s callers write every byte and long of a record before publishing it. Thread-safe.
+ * <p>Holds at most {@code capacityBytes}; chunks given beyond that are left to the garbage
+ * collector. An engine's pool may keep as much as all its memtables can hold at once (the mutable
+ * one and {@code max_immutable_memtables} sealed ones): that much is in use at the height of every
+ * write burst anyway, and a smaller pool drops chunks after each flush only to allocate them again
+ * for the next memtables, promoting them through the young generation each time. A chunk taken from
+ * the pool holds old bytes: {@link Arena}'s callers write every byte and long of a record before
+ * publishing it. Thread-safe.
  */
 public final class ChunkPool {
   private final int chunkBytes;
@@ -35,13 +39,19 @@ public final class ChunkPool {
 
   /**
    * The pool an engine's memtables share: chunks of about an eighth of the memtable (between 16 KiB
-   * and 1 MiB, so that a memtable is a few dozen arrays and a small one wastes little), keeping two
-   * memtables' worth (at least four chunks, so that small test engines recycle too).
+   * and 1 MiB, so that a memtable is a few dozen arrays and a small one wastes little), keeping
+   * what {@code memtables} memtables fill (at least four chunks, so that small test engines recycle
+   * too). A memtable fills more chunks than its size: each value chunk's unused tail, the long
+   * chunks of its nodes, and the batch that crosses the seal threshold; three chunks each covers
+   * them (with 4 MiB memtables, the seed benchmark's, 512 KiB chunks: eight for values, one or two
+   * for nodes).
+   *
+   * @param memtables the most memtables alive at once: the mutable one and the sealed ones
    */
-  public static ChunkPool forMemtables(long memtableBytes) {
+  public static ChunkPool forMemtables(long memtableBytes, int memtables) {
     long eighth = Math.max(1, memtableBytes / 8);
     int chunk = (int) Math.min(1 << 20, Math.max(16 << 10, Long.highestOneBit(eighth)));
-    return new ChunkPool(chunk, Math.max(2 * memtableBytes, 4L * chunk));
+    return new ChunkPool(chunk, Math.max(memtables * (memtableBytes + 3L * chunk), 4L * chunk));
   }
 
   public int chunkBytes() {

@@ -53,7 +53,7 @@ public final class MemtableList {
     this.maxImmutable = maxImmutable;
     this.checkWritable = checkWritable;
     this.lastApplied = versions.persistedAppliedIndex();
-    this.chunks = ChunkPool.forMemtables(memtableBytes);
+    this.chunks = ChunkPool.forMemtables(memtableBytes, maxImmutable + 1);
     this.mutable = new Memtable(nextMemtableId++, chunks);
     this.readState = new ReadState(mutable, List.of(), versions.acquireCurrent());
   }
