@@ -2,8 +2,6 @@ package io.shale.engine.sstable;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.ArrayDeque;
-import java.util.HashMap;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,7 +22,9 @@ import org.slf4j.LoggerFactory;
  * the ring copies it to the head, so blocks in use stay. Chunks are allocated as the ring first
  * reaches them, so memory grows with use up to the capacity; if direct memory ({@code
  * -XX:MaxDirectMemorySize}, by default the heap's size) runs out first, the ring stops growing and
- * a warning says so. A block larger than a chunk is not cached.
+ * a warning says so. A block larger than a chunk is not cached. Which block lies where is kept in
+ * primitive arrays ({@link BlockIndex}, and per chunk the blocks written into it), so caching a
+ * block allocates nothing on the heap either.
  */
 public final class BlockCache {
   private static final Logger LOG = LoggerFactory.getLogger(BlockCache.class);
@@ -32,11 +32,6 @@ public final class BlockCache {
   private static final long MIN_SHARD_BYTES = 1L << 20;
   private static final int MAX_CHUNK_BYTES = 256 << 10;
   private static final int MIN_CHUNK_BYTES = 16 << 10;
-
-  private record Key(long fileNumber, long offset) {}
-
-  /** A block written at logical ring position {@code pos}: the map's value and the FIFO's item. */
-  private record Placed(Key key, long pos, int length) {}
 
   private final Shard[] shards;
   private final long capacityBytes;
@@ -60,8 +55,8 @@ public final class BlockCache {
     }
   }
 
-  private Shard shard(Key k) {
-    int h = Long.hashCode(k.fileNumber * 0x9E3779B97F4A7C15L ^ k.offset);
+  private Shard shard(long fileNumber, long offset) {
+    int h = Long.hashCode(fileNumber * 0x9E3779B97F4A7C15L ^ offset);
     return shards[(h ^ h >>> 16) & (shards.length - 1)];
   }
 
@@ -73,14 +68,13 @@ public final class BlockCache {
     int length = -1;
     byte[] data = null;
     if (shards.length > 0) {
-      Key k = new Key(fileNumber, offset);
-      Shard s = shard(k);
+      Shard s = shard(fileNumber, offset);
       synchronized (s) {
-        Placed p = s.slots.get(k);
-        if (p != null) {
-          length = p.length;
+        int slot = s.index.find(fileNumber, offset);
+        if (slot >= 0) {
+          length = s.index.length(slot);
           data = into.decoded(length);
-          s.copyOut(p, data);
+          s.copyOut(fileNumber, offset, slot, data);
         }
       }
     }
@@ -102,10 +96,9 @@ public final class BlockCache {
     if (shards.length == 0) {
       return;
     }
-    Key k = new Key(fileNumber, offset);
-    Shard s = shard(k);
+    Shard s = shard(fileNumber, offset);
     synchronized (s) {
-      s.place(k, data, length);
+      s.place(fileNumber, offset, data, length);
     }
   }
 
@@ -133,6 +126,19 @@ public final class BlockCache {
     return sum;
   }
 
+  /**
+   * Bytes of the blocks the shards' indexes list, summed slot by slot (tests of the accounting).
+   */
+  long indexedBytes() {
+    long sum = 0;
+    for (Shard s : shards) {
+      synchronized (s) {
+        sum += s.index.indexedBytes();
+      }
+    }
+    return sum;
+  }
+
   public long hits() {
     return hits.sum();
   }
@@ -144,38 +150,49 @@ public final class BlockCache {
 
   /**
    * One ring: logical positions grow forever; position {@code p} lives in chunk {@code (p /
-   * chunkBytes) % chunkCount}. Invariant: every block in {@link #slots} lies within the last {@code
-   * chunkCount} chunks written, so its bytes are intact. Guarded by the shard's monitor.
+   * chunkBytes) % chunkCount}. Invariant: every block in {@link #index} lies within the last {@code
+   * chunkCount} chunks written, so its bytes are intact; {@link #placed} lists, for each chunk, the
+   * blocks written into it this turn (file, offset, position), so that entering the chunk again
+   * drops exactly those still indexed there. Guarded by the shard's monitor.
    */
   private static final class Shard {
+    private static final int RECORD = 3;
+
     private final int chunkBytes;
     private final ByteBuffer[] chunks;
     private int chunkCount;
     private long head;
     private long used;
-    private final HashMap<Key, Placed> slots = new HashMap<>();
-    private final ArrayDeque<Placed> order = new ArrayDeque<>();
+    private final BlockIndex index;
+    private final long[][] placed;
+    private final int[] placedCount;
 
     Shard(int chunkBytes, int chunkCount) {
       this.chunkBytes = chunkBytes;
       this.chunkCount = chunkCount;
       this.chunks = new ByteBuffer[chunkCount];
+      // Sized for blocks of about 4 KiB; it grows if they are smaller.
+      this.index = new BlockIndex((int) Math.min(1 << 20, (long) chunkBytes * chunkCount / 4096));
+      this.placed = new long[chunkCount][];
+      this.placedCount = new int[chunkCount];
     }
 
-    private ByteBuffer chunkAt(long pos) {
-      return chunks[(int) ((pos / chunkBytes) % chunkCount)];
+    private int chunkSlot(long pos) {
+      return (int) ((pos / chunkBytes) % chunkCount);
     }
 
-    void copyOut(Placed p, byte[] into) {
-      chunkAt(p.pos).get((int) (p.pos % chunkBytes), into, 0, p.length);
-      if (p.pos < head - (long) chunkCount * chunkBytes / 2) {
-        place(p.key, into, p.length); // in use and soon overwritten: a second chance
+    void copyOut(long file, long offset, int slot, byte[] into) {
+      long pos = index.position(slot);
+      int length = index.length(slot);
+      chunks[chunkSlot(pos)].get((int) (pos % chunkBytes), into, 0, length);
+      if (pos < head - (long) chunkCount * chunkBytes / 2) {
+        place(file, offset, into, length); // in use and soon overwritten: a second chance
       }
     }
 
-    void place(Key k, byte[] data, int length) {
+    void place(long file, long offset, byte[] data, int length) {
       if (length > chunkBytes || chunkCount == 0) {
-        forget(slots.remove(k));
+        remove(file, offset);
         return;
       }
       int inChunk = (int) (head % chunkBytes);
@@ -186,12 +203,33 @@ public final class BlockCache {
       if (inChunk == 0 && !enterChunk(head / chunkBytes)) {
         return;
       }
-      chunkAt(head).put((int) (head % chunkBytes), data, 0, length);
-      Placed p = new Placed(k, head, length);
-      forget(slots.put(k, p));
+      int c = chunkSlot(head);
+      chunks[c].put(inChunk, data, 0, length);
+      remove(file, offset);
+      index.put(file, offset, head, length);
       used += length;
-      order.addLast(p);
+      record(c, file, offset, head);
       head += length;
+    }
+
+    private void remove(long file, long offset) {
+      int slot = index.find(file, offset);
+      if (slot >= 0) {
+        used -= index.length(slot);
+        index.removeAt(slot);
+      }
+    }
+
+    private void record(int chunk, long file, long offset, long pos) {
+      long[] r = placed[chunk];
+      int n = placedCount[chunk];
+      if (r == null || (n + 1) * RECORD > r.length) {
+        r = placed[chunk] = java.util.Arrays.copyOf(r == null ? new long[0] : r, (n + 16) * RECORD);
+      }
+      r[n * RECORD] = file;
+      r[n * RECORD + 1] = offset;
+      r[n * RECORD + 2] = pos;
+      placedCount[chunk] = n + 1;
     }
 
     /**
@@ -216,35 +254,22 @@ public final class BlockCache {
           }
         }
       }
-      long liveFrom = (n - chunkCount + 1) * chunkBytes;
-      while (!order.isEmpty() && order.peekFirst().pos < liveFrom) {
-        Placed p = order.pollFirst();
-        if (slots.get(p.key) == p) {
-          slots.remove(p.key);
-          used -= p.length;
+      int c = (int) (n % chunkCount);
+      long[] r = placed[c];
+      for (int i = 0; i < placedCount[c]; i++) {
+        int slot = index.find(r[i * RECORD], r[i * RECORD + 1]);
+        // Still here unless replaced, moved by a second chance, or evicted with its file.
+        if (slot >= 0 && index.position(slot) == r[i * RECORD + 2]) {
+          used -= index.length(slot);
+          index.removeAt(slot);
         }
       }
+      placedCount[c] = 0;
       return true;
     }
 
-    /** Account for {@code p} (may be null) having left the map. */
-    private void forget(Placed p) {
-      if (p != null) {
-        used -= p.length;
-      }
-    }
-
     void evictFile(long fileNumber) {
-      slots
-          .values()
-          .removeIf(
-              p -> {
-                if (p.key.fileNumber == fileNumber) {
-                  used -= p.length;
-                  return true;
-                }
-                return false;
-              });
+      used -= index.removeFile(fileNumber);
     }
   }
 }
