@@ -61,6 +61,9 @@ public final class ScanIterator implements AutoCloseable {
     if (!closed) {
       closed = true;
       try {
+        if (resolver != null) {
+          resolver.close();
+        }
         entries.close();
       } finally {
         onClose.run();

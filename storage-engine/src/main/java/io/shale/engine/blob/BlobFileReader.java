@@ -95,15 +95,16 @@ public final class BlobFileReader implements AutoCloseable {
   }
 
   /**
-   * Read at least {@code needed}, at most {@code wanted} raw bytes of the record area at {@code
-   * offset} into {@code into[at, ...)} (read-ahead for scans); returns how many.
+   * Read at least {@code needed}, at most {@code into.remaining()} raw bytes of the record area at
+   * {@code offset} into {@code into} (read-ahead for scans); returns how many.
    */
-  int readSome(long offset, byte[] into, int at, int needed, int wanted) throws IOException {
+  int readSome(long offset, ByteBuffer into, int needed) throws IOException {
     if (offset + needed > dataEnd()) {
       throw new CorruptionException(file, offset, needed + " bytes reach outside the record area");
     }
-    int n = (int) Math.min(wanted, dataEnd() - offset);
-    DurableFiles.readFully(channel, ByteBuffer.wrap(into, at, n), offset, file);
+    int n = (int) Math.min(into.remaining(), dataEnd() - offset);
+    into.limit(into.position() + n);
+    DurableFiles.readFully(channel, into, offset, file);
     return n;
   }
 

@@ -93,6 +93,7 @@ public final class BlobFileWriter {
       out.flush();
       channel.force(true);
       channel.close();
+      out.release();
       return out.position();
     } catch (IOException | RuntimeException e) {
       abandon();
@@ -102,6 +103,7 @@ public final class BlobFileWriter {
 
   /** Close and delete the partial file. */
   public void abandon() {
+    out.release();
     try {
       channel.close();
     } catch (IOException ignored) {

@@ -1,6 +1,7 @@
 package io.shale.engine.blob;
 
 import io.shale.engine.concurrent.RefCount;
+import io.shale.engine.io.DirectBuffers;
 import io.shale.engine.io.FileReads;
 import io.shale.engine.io.Readahead;
 import java.io.IOException;
@@ -144,6 +145,12 @@ public final class BlobFiles implements AutoCloseable {
     }
   }
 
+  /**
+   * Blob read-ahead windows kept per reading thread: two scans' largest windows at the default 256
+   * KiB (a scan grows 64, 128 and 256 KiB windows).
+   */
+  private static final DirectBuffers SCAN_WINDOWS = new DirectBuffers(1 << 20);
+
   /** A resolver for one scan, reading ahead up to {@code readaheadBytes} at a time. */
   public Resolver scanResolver(int readaheadBytes) {
     return new Resolver(readaheadBytes);
@@ -154,10 +161,11 @@ public final class BlobFiles implements AutoCloseable {
    * over values written together walks a blob file forward: after an exact first read, the
    * read-ahead window grows (from 64 KiB, doubling) while the pointers stay sequential, and one
    * read then serves many values. Pointers that jump between files or backwards (values written at
-   * different times) are read exactly, so a short scan costs no more than its values. Not
+   * different times) are read exactly, so a short scan costs no more than its values. Windows are
+   * direct buffers of the thread's {@link #SCAN_WINDOWS}, given back by {@link #close}. Not
    * thread-safe (one scan, one thread).
    */
-  public final class Resolver {
+  public final class Resolver implements AutoCloseable {
     private static final int INITIAL_WINDOW = 64 << 10;
     private final Readahead readahead;
     private long reads;
@@ -166,7 +174,16 @@ public final class BlobFiles implements AutoCloseable {
       this.readahead =
           readaheadBytes <= 0
               ? null
-              : Readahead.adaptive(Math.min(INITIAL_WINDOW, readaheadBytes), readaheadBytes);
+              : Readahead.adaptive(
+                  Math.min(INITIAL_WINDOW, readaheadBytes), readaheadBytes, SCAN_WINDOWS);
+    }
+
+    /** Give the read-ahead window back; resolving may go on (a new window is taken then). */
+    @Override
+    public void close() {
+      if (readahead != null) {
+        readahead.release();
+      }
     }
 
     public byte[] resolve(BlobPointer p) {
@@ -185,8 +202,8 @@ public final class BlobFiles implements AutoCloseable {
             v,
             0,
             v.length,
-            (offset, into, at, needed, wanted) -> {
-              int n = r.readSome(offset, into, at, needed, wanted);
+            (offset, into, needed) -> {
+              int n = r.readSome(offset, into, needed);
               fileReads.add(FileReads.FileKind.BLOB, FileReads.Cause.SCAN, n);
               return n;
             });

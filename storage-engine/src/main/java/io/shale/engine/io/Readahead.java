@@ -1,6 +1,7 @@
 package io.shale.engine.io;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 
 /**
  * A read-ahead buffer for one reader that may walk files forward (a scan's table iterator, a scan's
@@ -18,19 +19,20 @@ import java.io.IOException;
  */
 public final class Readahead {
   /**
-   * Reads at least {@code needed} and at most {@code wanted} bytes from {@code offset} into {@code
-   * into[at, ...)} (fewer than wanted only at the end of the file) and returns how many; throws,
-   * naming the file, if the file cannot give {@code needed}.
+   * Reads at least {@code needed} and at most {@code into.remaining()} bytes from {@code offset}
+   * into {@code into} from its position (fewer than remaining only at the end of the file) and
+   * returns how many; throws, naming the file, if the file cannot give {@code needed}.
    */
   @FunctionalInterface
   public interface Source {
-    int read(long offset, byte[] into, int at, int needed, int wanted) throws IOException;
+    int read(long offset, ByteBuffer into, int needed) throws IOException;
   }
 
   private final int initialBytes;
   private final int maxBytes;
   private final boolean alwaysSequential;
-  private byte[] buffer;
+  private final DirectBuffers windows;
+  private ByteBuffer buffer;
   private long bufferOwner = -1;
   private long bufferStart;
   private int bufferLength;
@@ -43,7 +45,8 @@ public final class Readahead {
   /** Sequential reads in a row before an adaptive window opens. */
   static final int SEQUENTIAL_READS_BEFORE_WINDOW = 2;
 
-  private Readahead(int initialBytes, int maxBytes, boolean alwaysSequential) {
+  private Readahead(
+      int initialBytes, int maxBytes, boolean alwaysSequential, DirectBuffers windows) {
     if (initialBytes <= 0 || maxBytes < initialBytes) {
       throw new IllegalArgumentException(
           "read-ahead window must grow from a positive size, got "
@@ -54,19 +57,36 @@ public final class Readahead {
     this.initialBytes = initialBytes;
     this.maxBytes = maxBytes;
     this.alwaysSequential = alwaysSequential;
+    this.windows = windows;
   }
 
   /**
    * Exact reads until reads turn sequential, then windows from {@code initialBytes} to {@code
-   * maxBytes}.
+   * maxBytes}, on the heap.
    */
   public static Readahead adaptive(int initialBytes, int maxBytes) {
-    return new Readahead(initialBytes, maxBytes, false);
+    return new Readahead(initialBytes, maxBytes, false, null);
+  }
+
+  /**
+   * As {@link #adaptive(int, int)}, with windows taken from {@code windows}; {@link #restart} and
+   * {@link #release} give them back.
+   */
+  public static Readahead adaptive(int initialBytes, int maxBytes, DirectBuffers windows) {
+    return new Readahead(initialBytes, maxBytes, false, windows);
   }
 
   /** Every read that misses the buffer fetches {@code bytes} (or the rest of the file). */
   public static Readahead fixed(int bytes) {
-    return new Readahead(bytes, bytes, true);
+    return new Readahead(bytes, bytes, true, null);
+  }
+
+  /**
+   * As {@link #fixed(int)}, with its window taken from {@code windows}; {@link #release} gives it
+   * back.
+   */
+  public static Readahead fixed(int bytes, DirectBuffers windows) {
+    return new Readahead(bytes, bytes, true, windows);
   }
 
   /**
@@ -78,7 +98,7 @@ public final class Readahead {
     if (owner == bufferOwner
         && offset >= bufferStart
         && offset + length <= bufferStart + bufferLength) {
-      System.arraycopy(buffer, (int) (offset - bufferStart), into, at, length);
+      buffer.get((int) (offset - bufferStart), into, at, length);
       remember(owner, offset + length);
       return;
     }
@@ -93,34 +113,49 @@ public final class Readahead {
     }
     reads++;
     if (window <= length) {
-      source.read(offset, into, at, length, length);
+      source.read(offset, ByteBuffer.wrap(into, at, length), length);
     } else {
-      if (buffer == null || buffer.length < window) {
-        buffer = new byte[window];
-      }
       bufferOwner = -1; // unusable until filled
-      int n = source.read(offset, buffer, 0, length, window);
+      if (buffer == null || buffer.capacity() < window) {
+        release();
+        buffer = windows != null ? windows.take(window) : ByteBuffer.allocate(window);
+      }
+      buffer.clear().limit(window);
+      int n = source.read(offset, buffer, length);
       bufferOwner = owner;
       bufferStart = offset;
       bufferLength = n;
-      System.arraycopy(buffer, 0, into, at, length);
+      buffer.get(0, into, at, length);
     }
     remember(owner, offset + length);
   }
 
   /**
-   * Start over as a new reader would (no buffered bytes, no sequential run) but keep the buffer if
-   * it is at most {@code keepBytes}, so that a pooled instance does not allocate it again.
+   * Start over as a new reader would (no buffered bytes, no sequential run). A window taken from
+   * {@link DirectBuffers} goes back there; a heap window is kept if it is at most {@code
+   * keepBytes}, so that a pooled instance does not allocate it again.
    */
   public void restart(int keepBytes) {
-    bufferOwner = -1;
     lastOwner = -1;
     lastEnd = 0;
     window = 0;
     sequentialRun = 0;
-    if (buffer != null && buffer.length > keepBytes) {
-      buffer = null;
+    if (windows != null || (buffer != null && buffer.capacity() > keepBytes)) {
+      release();
     }
+    bufferOwner = -1;
+  }
+
+  /**
+   * Drop the window; one taken from {@link DirectBuffers} goes back there. Reads may go on (a new
+   * window is taken when one is needed).
+   */
+  public void release() {
+    if (windows != null && buffer != null) {
+      windows.give(buffer);
+    }
+    buffer = null;
+    bufferOwner = -1;
   }
 
   private void remember(long owner, long end) {

@@ -10,9 +10,10 @@ package io.shale.engine.sstable;
  * on (a compaction input, a lookup that does not fill the block cache); the next call overwrites
  * it, so the reader must be done with its previous block first.
  *
- * <p>A scan's table iterators {@link #borrow} their buffers, and read-ahead, from a small pool per
- * thread and give them back when closed: a scan opens an iterator per level and level-0 file, and
- * allocating their arrays anew made a third of the bytes a mixed workload allocated.
+ * <p>A scan's table iterators {@link #borrow} their buffers from a small pool per thread and give
+ * them back when closed: a scan opens an iterator per level and level-0 file, and allocating their
+ * arrays anew made a third of the bytes a mixed workload allocated. Their read-ahead windows are
+ * direct buffers of the thread's {@link TableReader#SCAN_WINDOWS}, given back on close too.
  *
  * <p>Arrays above {@link #KEEP_MAX_BYTES} are not kept: a rare huge block should not pin its array
  * in every thread. Not thread-safe: one instance per reader.
@@ -23,10 +24,8 @@ final class BlockReadBuffers {
   private static final ThreadLocal<BlockReadBuffers> PER_THREAD =
       ThreadLocal.withInitial(BlockReadBuffers::new);
 
-  /** Buffers a thread keeps for reuse, and the read-ahead window each may keep. */
+  /** Buffers a thread keeps for reuse. */
   static final int POOL_MAX = 12;
-
-  static final int POOLED_READAHEAD_MAX_BYTES = 32 << 10;
 
   private static final ThreadLocal<java.util.ArrayDeque<BlockReadBuffers>> POOL =
       ThreadLocal.withInitial(java.util.ArrayDeque::new);
@@ -46,11 +45,11 @@ final class BlockReadBuffers {
    * from them any more, and gives them back once.
    */
   void giveBack() {
+    if (scanReadahead != null) {
+      scanReadahead.restart(0); // its window goes back to the thread's scan windows
+    }
     java.util.ArrayDeque<BlockReadBuffers> pool = POOL.get();
     if (pool.size() < POOL_MAX) {
-      if (scanReadahead != null) {
-        scanReadahead.restart(POOLED_READAHEAD_MAX_BYTES);
-      }
       pool.addFirst(this);
     }
   }
@@ -58,7 +57,8 @@ final class BlockReadBuffers {
   /** A scan's read-ahead from {@code initialBytes} to {@code maxBytes}, kept with these buffers. */
   io.shale.engine.io.Readahead scanReadahead(int initialBytes, int maxBytes) {
     if (scanReadahead == null) {
-      scanReadahead = io.shale.engine.io.Readahead.adaptive(initialBytes, maxBytes);
+      scanReadahead =
+          io.shale.engine.io.Readahead.adaptive(initialBytes, maxBytes, TableReader.SCAN_WINDOWS);
     }
     return scanReadahead;
   }

@@ -210,6 +210,7 @@ public final class TableBuilder {
       out.flush();
       channel.force(true);
       channel.close();
+      out.release();
       return props;
     } catch (IOException | RuntimeException e) {
       abandon();
@@ -219,6 +220,7 @@ public final class TableBuilder {
 
   /** Close and delete the partial file (after a failure or when the output is not needed). */
   public void abandon() {
+    out.release();
     try {
       channel.close();
     } catch (IOException ignored) {

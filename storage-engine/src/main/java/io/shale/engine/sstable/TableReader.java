@@ -4,6 +4,7 @@ import io.shale.engine.bloom.BloomFilter;
 import io.shale.engine.concurrent.RefCount;
 import io.shale.engine.io.Checksums;
 import io.shale.engine.io.CorruptionException;
+import io.shale.engine.io.DirectBuffers;
 import io.shale.engine.io.DurableFiles;
 import io.shale.engine.io.FileReads;
 import io.shale.engine.io.Readahead;
@@ -46,8 +47,20 @@ public final class TableReader {
 
   static final int COMPACTION_READAHEAD_MIN = 64 << 10;
   static final int COMPACTION_READAHEAD_BUDGET = 8 << 20;
+
+  /** Compaction windows kept per background thread between jobs: one job's worth. */
+  private static final DirectBuffers COMPACTION_WINDOWS =
+      new DirectBuffers(COMPACTION_READAHEAD_BUDGET);
+
   static final int SCAN_READAHEAD_INITIAL = 16 << 10;
-  static final int SCAN_READAHEAD_MAX = 256 << 10;
+  static final int SCAN_READAHEAD_MAX = 64 << 10;
+
+  /**
+   * Scan windows kept per reading thread: as many as a scan of a dozen tables grows (each thread's
+   * scans take them as windows open and give them back when their iterators close).
+   */
+  static final DirectBuffers SCAN_WINDOWS = new DirectBuffers(12 * SCAN_READAHEAD_MAX);
+
   private final Path file;
   private final long fileNumber;
   private final FileChannel channel;
@@ -206,7 +219,7 @@ public final class TableReader {
           b,
           0,
           storedLength,
-          (offset, into, at, needed, wanted) -> readSome(offset, into, at, needed, wanted, cause));
+          (offset, into, needed) -> readSome(offset, into, needed, cause));
     } else {
       DurableFiles.readFully(channel, ByteBuffer.wrap(b, 0, storedLength), h.offset(), file);
       reads.add(FileReads.FileKind.TABLE, cause, storedLength);
@@ -237,8 +250,7 @@ public final class TableReader {
   }
 
   /** {@link Readahead.Source} over this table's channel. */
-  private int readSome(
-      long offset, byte[] into, int at, int needed, int wanted, FileReads.Cause cause)
+  private int readSome(long offset, ByteBuffer into, int needed, FileReads.Cause cause)
       throws IOException {
     if (offset + needed > fileSize) {
       throw new CorruptionException(
@@ -250,8 +262,9 @@ public final class TableReader {
               + fileSize
               + " bytes)");
     }
-    int n = (int) Math.min(wanted, fileSize - offset);
-    DurableFiles.readFully(channel, ByteBuffer.wrap(into, at, n), offset, file);
+    int n = (int) Math.min(into.remaining(), fileSize - offset);
+    into.limit(into.position() + n);
+    DurableFiles.readFully(channel, into, offset, file);
     reads.add(FileReads.FileKind.TABLE, cause, n);
     return n;
   }
@@ -360,14 +373,17 @@ public final class TableReader {
    */
   public InternalIterator compactionIterator(
       int inputs, java.util.function.LongConsumer blockReadCharge) {
+    // A power of two, so that the windows a thread keeps fit the next job's inputs.
     int window =
         Math.max(
             COMPACTION_READAHEAD_MIN,
-            Math.min(COMPACTION_READAHEAD_MAX, COMPACTION_READAHEAD_BUDGET / Math.max(1, inputs)));
+            Math.min(
+                COMPACTION_READAHEAD_MAX,
+                Integer.highestOneBit(COMPACTION_READAHEAD_BUDGET / Math.max(1, inputs))));
     return new TableIterator(
         Direction.FORWARD,
         false,
-        map != null ? null : Readahead.fixed(window),
+        map != null ? null : Readahead.fixed(window, COMPACTION_WINDOWS),
         blockReadCharge,
         new BlockReadBuffers(),
         FileReads.Cause.COMPACTION);
@@ -524,6 +540,9 @@ public final class TableReader {
     @Override
     public void close() {
       dataIter = null;
+      if (readahead != null && !borrowed) {
+        readahead.release(); // a compaction's window, for the thread's next compaction
+      }
       if (borrowed) {
         borrowed = false;
         buffers.giveBack();

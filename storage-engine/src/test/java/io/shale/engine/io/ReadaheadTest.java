@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -17,13 +18,13 @@ class ReadaheadTest {
     final List<Integer> reads = new ArrayList<>();
 
     @Override
-    public int read(long offset, byte[] into, int at, int needed, int wanted) throws IOException {
+    public int read(long offset, ByteBuffer into, int needed) throws IOException {
       if (offset + needed > FILE) {
         throw new IOException("past the end: " + offset + "+" + needed);
       }
-      int n = (int) Math.min(wanted, FILE - offset);
+      int n = (int) Math.min(into.remaining(), FILE - offset);
       for (int i = 0; i < n; i++) {
-        into[at + i] = byteAt(offset + i);
+        into.put(byteAt(offset + i));
       }
       reads.add(n);
       return n;
@@ -111,5 +112,46 @@ class ReadaheadTest {
     assertThatThrownBy(() -> ra.read(1, FILE - 10, new byte[100], 0, 100, f))
         .isInstanceOf(IOException.class)
         .hasMessageContaining("past the end");
+  }
+
+  /**
+   * A compaction's window goes back to the thread's pool when its reader is done; the next reader
+   * reuses the array and reads its own file's bytes, never the previous reader's.
+   */
+  @Test
+  void aReleasedWindowIsReusedAndRefilled() throws IOException {
+    DirectBuffers windows = new DirectBuffers(1 << 20);
+    FakeFile f = new FakeFile();
+    Readahead first = Readahead.fixed(64 << 10, windows);
+    byte[] b = new byte[1000];
+    first.read(1, 0, b, 0, 1000, f);
+    first.release();
+    assertThat(windows.keptBytes()).isEqualTo(64 << 10);
+
+    Readahead second = Readahead.fixed(64 << 10, windows);
+    second.read(1, 500_000, b, 0, 1000, f);
+    assertBytes(b, 0, 500_000, 1000);
+    assertThat(windows.keptBytes()).as("the window is in use again").isZero();
+    second.read(1, 501_000, b, 0, 1000, f);
+    assertBytes(b, 0, 501_000, 1000);
+    assertThat(f.reads).containsExactly(64 << 10, 64 << 10);
+  }
+
+  /** A scan's growing windows come from the pool, and all go back to it when the scan restarts. */
+  @Test
+  void aScansWindowsGoBackToThePoolOnRestart() throws IOException {
+    DirectBuffers windows = new DirectBuffers(1 << 20);
+    FakeFile f = new FakeFile();
+    Readahead ra = Readahead.adaptive(16 << 10, 64 << 10, windows);
+    byte[] b = new byte[4096];
+    for (long off = 0; off < 400_000; off += 4096) {
+      ra.read(3, off, b, 0, 4096, f);
+      assertBytes(b, 0, off, 4096);
+    }
+    assertThat(windows.keptBytes()).as("outgrown windows").isEqualTo((16 << 10) + (32 << 10));
+    ra.restart(0);
+    assertThat(windows.keptBytes()).isEqualTo((16 << 10) + (32 << 10) + (64 << 10));
+    ra.read(3, 700_000, b, 0, 4096, f);
+    assertBytes(b, 0, 700_000, 4096);
   }
 }
