@@ -51,21 +51,25 @@ public final class BlobFileWriter {
 
   /** Append {@code key -> value}; returns the pointer the table will store. */
   public BlobPointer add(byte[] key, byte[] value) throws IOException {
+    return add(key, value, 0, value.length);
+  }
+
+  /** Append {@code key -> value[offset, offset + length)}; returns the pointer to store. */
+  public BlobPointer add(byte[] key, byte[] value, int offset, int length) throws IOException {
     header.reset();
-    header.putVarint(key.length).putVarint(value.length).put(key);
+    header.putVarint(key.length).putVarint(length).put(key);
     java.util.zip.CRC32C recordCrc = new java.util.zip.CRC32C();
     recordCrc.update(header.array(), 0, header.size());
-    recordCrc.update(value, 0, value.length);
+    recordCrc.update(value, offset, length);
     out.write(header.array(), 0, header.size());
     long valueOffset = out.position();
-    out.write(value, 0, value.length);
+    out.write(value, offset, length);
     byte[] crc = new byte[4];
     Varints.writeFixed32(crc, 0, (int) recordCrc.getValue());
     out.write(crc, 0, 4);
     records++;
-    valueBytes += value.length;
-    return new BlobPointer(
-        number, valueOffset, value.length, Checksums.crc32c(value, 0, value.length));
+    valueBytes += length;
+    return new BlobPointer(number, valueOffset, length, Checksums.crc32c(value, offset, length));
   }
 
   public long records() {

@@ -3,6 +3,7 @@ package io.shale.engine.compaction;
 import io.shale.engine.blob.BlobFileWriter;
 import io.shale.engine.blob.BlobFiles;
 import io.shale.engine.blob.BlobPointer;
+import io.shale.engine.iterator.ValueSlice;
 import io.shale.engine.key.ValueKind;
 import io.shale.engine.version.BlobFileMeta;
 import io.shale.engine.version.VersionEdit;
@@ -52,12 +53,12 @@ public final class BlobRelocation implements TableOutput.ValueRewriter {
   }
 
   @Override
-  public TableOutput.Rewritten rewrite(byte[] key, ValueKind kind, byte[] value)
+  public TableOutput.Rewritten rewrite(byte[] key, ValueKind kind, ValueSlice value)
       throws IOException {
     if (kind != ValueKind.BLOB_POINTER) {
       return null;
     }
-    BlobPointer p = BlobPointer.decode(value);
+    BlobPointer p = BlobPointer.decode(value.copy());
     if (!collected.test(p.fileNumber())) {
       return null;
     }

@@ -3,6 +3,7 @@ package io.shale.engine.compaction;
 import io.shale.engine.blob.BlobFileWriter;
 import io.shale.engine.blob.BlobOptions;
 import io.shale.engine.blob.BlobPointer;
+import io.shale.engine.iterator.ValueSlice;
 import io.shale.engine.key.ValueKind;
 import io.shale.engine.version.BlobFileMeta;
 import java.io.IOException;
@@ -39,9 +40,9 @@ public final class BlobSeparation implements TableOutput.ValueRewriter {
   }
 
   @Override
-  public TableOutput.Rewritten rewrite(byte[] key, ValueKind kind, byte[] value)
+  public TableOutput.Rewritten rewrite(byte[] key, ValueKind kind, ValueSlice value)
       throws IOException {
-    if (kind != ValueKind.VALUE || value.length < options.minValueSizeBytes()) {
+    if (kind != ValueKind.VALUE || value.length() < options.minValueSizeBytes()) {
       return null;
     }
     if (current != null && current.size() >= options.fileSizeBytes()) {
@@ -53,7 +54,7 @@ public final class BlobSeparation implements TableOutput.ValueRewriter {
       current = new BlobFileWriter(pathOf.apply(n), n, ioCharge);
       all.add(current);
     }
-    BlobPointer p = current.add(key, value);
+    BlobPointer p = current.add(key, value.array(), value.offset(), value.length());
     return new TableOutput.Rewritten(ValueKind.BLOB_POINTER, p.encode());
   }
 

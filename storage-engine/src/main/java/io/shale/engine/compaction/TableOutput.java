@@ -49,8 +49,11 @@ public final class TableOutput {
 
   /** Replaces an entry's value while it is written (may write elsewhere, e.g. a blob file). */
   public interface ValueRewriter {
-    /** The entry to write instead, or null to write it unchanged. */
-    Rewritten rewrite(byte[] key, ValueKind kind, byte[] value) throws IOException;
+    /**
+     * The entry to write instead, or null to write it unchanged. {@code value} is a slice of the
+     * source's block or memtable, valid during the call only: copy what must outlive it.
+     */
+    Rewritten rewrite(byte[] key, ValueKind kind, ValueSlice value) throws IOException;
 
     /** Finish what the rewriter wrote (fsync its files); returns them. Called by the owner. */
     List<BlobFileMeta> finish() throws IOException;
@@ -162,13 +165,13 @@ public final class TableOutput {
         if (kind == ValueKind.TOMBSTONE) {
           value = NO_VALUE;
         } else if (rewriter != null) {
-          byte[] v = source.value();
-          Rewritten r = rewriter.rewrite(key, kind, v);
+          // Most entries are left as they are: hand the rewriter the slice, copy nothing.
+          value = source.valueSlice();
+          Rewritten r = rewriter.rewrite(key, kind, value);
           if (r != null) {
             kind = r.kind();
-            v = r.value();
+            value = ValueSlice.of(r.value());
           }
-          value = ValueSlice.of(v);
         } else {
           value = source.valueSlice(); // in the input block: copied into the output, never kept
         }
