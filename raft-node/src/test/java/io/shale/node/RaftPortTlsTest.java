@@ -217,6 +217,10 @@ class RaftPortTlsTest {
     cluster = LocalCluster.withPeerTls(dir, 3);
     cluster.leader();
     cluster.stop("n3");
+    // An entry n3 misses keeps its log behind, so it can never win an election: n3 dials its
+    // peers with a valid client certificate, and elected on an equally long log it would lead a
+    // cluster whose other nodes cannot dial it back (forwarded writes would then all fail).
+    kv("n1").put(PutRequest.newBuilder().setKey(s("while-n3-is-down")).setValue(s("x")).build());
     // A valid node certificate of the cluster's CA, but for a host n3 is not dialled at.
     PeerTls.Files n3 = cluster.tlsFiles("n3");
     cluster
