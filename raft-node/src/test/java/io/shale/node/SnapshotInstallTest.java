@@ -62,7 +62,7 @@ class SnapshotInstallTest {
       """);
 
   private static byte[] value(int i, int round) {
-    // Every fifth value is above the 8 KiB blob threshold, so blob files are transferred too.
+    // Every fifth value is above the blob threshold, so blob files are transferred too.
     byte[] v = new byte[i % 5 == 0 ? 10_000 : 100];
     Arrays.fill(v, (byte) (i * 31 + round));
     return v;

@@ -3,6 +3,7 @@ package io.shale.ops.local;
 import io.shale.client.Entry;
 import io.shale.client.Expectation;
 import io.shale.client.ShaleClient;
+import io.shale.engine.blob.BlobOptions;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,8 +18,8 @@ import org.HdrHistogram.Histogram;
 
 /**
  * The short workload {@code ops/bin/shale-local up} runs through the SDK once the cluster has a
- * leader: puts of mixed value sizes (including values above the engine's 8 KiB blob threshold, so
- * blob files are written), reads every key back and compares it, scans, and bumps a run counter by
+ * leader: puts of mixed value sizes (including values above the engine's blob threshold, so blob
+ * files are written), reads every key back and compares it, scans, and bumps a run counter by
  * compare-and-set. Keys of earlier runs are counted first: a second {@code up} finds the data of
  * the first.
  *
@@ -28,7 +29,7 @@ public final class LocalDemo {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LocalDemo.class);
 
   /** Value sizes by share of keys: mostly small, some medium, a tenth above the blob threshold. */
-  private static final int[] SIZES = {200, 200, 200, 200, 200, 200, 4096, 4096, 4096, 32768};
+  private static final int[] SIZES = {200, 200, 200, 200, 200, 200, 2048, 2048, 2048, 32768};
 
   private LocalDemo() {}
 
@@ -68,7 +69,7 @@ public final class LocalDemo {
     for (int i = 0; i < keys; i++) {
       values[i] = value(random, SIZES[i % SIZES.length]);
       bytes += values[i].length;
-      blobs += values[i].length >= 8192 ? 1 : 0;
+      blobs += values[i].length >= BlobOptions.DEFAULT.minValueSizeBytes() ? 1 : 0;
     }
     Histogram writes = new Histogram(3);
     Semaphore inFlight = new Semaphore(16);

@@ -1,11 +1,13 @@
 package io.shale.engine.blob;
 
 /**
- * {@code [lsm.blob]}, with the seed's values as defaults.
+ * {@code [lsm.blob]}, with the seed's values as defaults but for the size threshold.
  *
  * @param enabled separate large values at flush (true: the seed's "one knob to turn first")
- * @param minValueSizeBytes values at least this long go to blob files (8192: below it, a pointer
- *     and an extra read cost more than moving the value with its key)
+ * @param minValueSizeBytes values at least this long go to blob files (4096, where the seed used
+ *     8192: a value of a block or more is read on its own either way, so separating it costs a
+ *     pointer, while inline it moves with every compaction of its range; much lower, small values
+ *     pay a second read. Measurements: docs/benchmarks.md)
  * @param gcThresholdRatio a blob file whose dead bytes reach this fraction of its bytes is
  *     rewritten (0.5: space amplification from dead values stays under about 2x)
  * @param fileSizeBytes a flush or GC starts a new blob file past this size (256 MiB)
@@ -20,7 +22,7 @@ public record BlobOptions(
     long fileSizeBytes,
     int scanReadaheadBytes) {
 
-  public static final BlobOptions DEFAULT = new BlobOptions(true, 8192, 0.5, 256L << 20, 256 << 10);
+  public static final BlobOptions DEFAULT = new BlobOptions(true, 4096, 0.5, 256L << 20, 256 << 10);
 
   public BlobOptions {
     if (minValueSizeBytes < 1 || minValueSizeBytes > (64 << 20)) {

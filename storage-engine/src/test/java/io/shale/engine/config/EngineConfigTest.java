@@ -71,7 +71,7 @@ class EngineConfigTest {
 
         [lsm.blob]
         enabled = false
-        min_value_size_bytes = 4096
+        min_value_size_bytes = 16384
         gc_threshold_ratio = 0.25
         file_size = "64MiB"
         scan_readahead_size = "1MiB"
@@ -119,7 +119,7 @@ class EngineConfigTest {
     assertThat(o.budget().limitAt(java.time.LocalTime.of(21, 0))).isEqualTo(16L << 20);
 
     assertThat(o.blob().enabled()).isFalse();
-    assertThat(o.blob().minValueSizeBytes()).isEqualTo(4096);
+    assertThat(o.blob().minValueSizeBytes()).isEqualTo(16384);
     assertThat(o.blob().gcThresholdRatio()).isEqualTo(0.25);
     assertThat(o.blob().fileSizeBytes()).isEqualTo(64L << 20);
     assertThat(o.blob().scanReadaheadBytes()).isEqualTo(1 << 20);
