@@ -20,7 +20,6 @@ import java.net.Socket;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.conf.RaftProperties;
@@ -387,23 +386,28 @@ class InstallAcrossLeaderChangeTest {
     }
   }
 
-  /** A TCP forwarder to a local port that holds every connection until released. */
+  /**
+   * A TCP forwarder to a local port that holds every connection until released. Closing it closes
+   * every connection it accepted, including one accepted while it closes: a connection it missed
+   * would hold its client until the client's own deadline.
+   */
   static final class HeldProxy implements AutoCloseable {
     private final ServerSocket listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
     private final CountDownLatch released = new CountDownLatch(1);
-    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    private final List<Socket> sockets = new ArrayList<>(); // guarded by this
+    private boolean closed; // guarded by this
 
     HeldProxy(int target) throws IOException {
       daemon(
           () -> {
             while (!listener.isClosed()) {
               Socket client = listener.accept();
-              sockets.add(client);
+              track(client);
               daemon(
                   () -> {
                     released.await();
                     Socket upstream = new Socket(InetAddress.getLoopbackAddress(), target);
-                    sockets.add(upstream);
+                    track(upstream);
                     daemon(
                         () -> pump(client.getInputStream(), upstream.getOutputStream(), upstream));
                     pump(upstream.getInputStream(), client.getOutputStream(), client);
@@ -414,6 +418,15 @@ class InstallAcrossLeaderChangeTest {
 
     int port() {
       return listener.getLocalPort();
+    }
+
+    /** Keeps {@code s} to close with the proxy, or closes it now if the proxy is closed. */
+    private synchronized void track(Socket s) throws IOException {
+      if (closed) {
+        s.close();
+        throw new IOException("the proxy is closed");
+      }
+      sockets.add(s);
     }
 
     void release() {
@@ -445,7 +458,8 @@ class InstallAcrossLeaderChangeTest {
     }
 
     @Override
-    public void close() throws IOException {
+    public synchronized void close() throws IOException {
+      closed = true;
       listener.close();
       for (Socket s : sockets) {
         s.close();
