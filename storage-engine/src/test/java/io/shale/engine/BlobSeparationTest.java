@@ -215,10 +215,13 @@ class BlobSeparationTest {
       EngineStats s = e.stats();
       assertThat(s.blobBytesReclaimed()).isPositive();
       // Rewriting the referencing tables wrote 3.5 bytes per byte reclaimed on this workload;
-      // values moved by compactions out of files at least half dead cost at most one.
-      assertThat(s.blobGcBytesWritten())
+      // values moved by compactions out of files at least half dead cost at most one once their
+      // file is dropped. Bytes are counted as written when moved and as reclaimed when the file
+      // goes, so a file still being emptied when compactions stop counts only its moved values.
+      // The bound leaves room for that, not for 3.5.
+      assertThat((double) s.blobGcBytesWritten())
           .as("bytes written to collect blob garbage, per byte reclaimed")
-          .isLessThanOrEqualTo(s.blobBytesReclaimed());
+          .isLessThanOrEqualTo(1.5 * s.blobBytesReclaimed());
       assertThat(s.blobDeadBytes())
           .as("dead blob bytes left")
           .isLessThanOrEqualTo(s.blobLiveBytes());
