@@ -392,8 +392,8 @@ final class Nemesis extends Thread {
   }
 
   /**
-   * Pauses the compactions of {@code nodes} and writes 4 KiB values (below the blob threshold, so
-   * they fill memtables) until a write is refused as throttled, holds, then resumes.
+   * Pauses the compactions of {@code nodes} and writes 4 KiB values (memtables hold them whole;
+   * blob separation happens at flush) until a write is refused as throttled, holds, then resumes.
    */
   private void pressure(List<String> nodes, long holdMillis) throws InterruptedException {
     long start = System.nanoTime();
