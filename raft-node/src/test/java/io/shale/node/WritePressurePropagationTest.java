@@ -46,6 +46,7 @@ class WritePressurePropagationTest {
                     2,
                     c.levelMultiplier(),
                     c.maxBytesForLevelBase(),
+                    c.levelBaseFollowsFlushes(),
                     c.targetFileSizeBytes(),
                     c.numLevels(),
                     c.threads(),

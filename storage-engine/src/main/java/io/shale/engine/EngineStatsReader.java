@@ -140,7 +140,7 @@ final class EngineStatsReader implements EngineMetrics.Source {
         tombstones,
         bloom,
         options.bloom().bitsPerKey(l),
-        l == 0 ? 0 : options.compaction().targetBytes(l),
+        l == 0 ? 0 : options.compaction().targetBytes(v, l),
         picker.sizePressure(v, l),
         blob,
         counters.bloomChecks(l),

@@ -43,6 +43,7 @@ class ConcurrentReadersTest {
                     c.level0FileNumCompactionTrigger(),
                     c.levelMultiplier(),
                     c.maxBytesForLevelBase(),
+                    c.levelBaseFollowsFlushes(),
                     c.targetFileSizeBytes(),
                     c.numLevels(),
                     2,

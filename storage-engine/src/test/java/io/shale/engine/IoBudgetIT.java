@@ -28,7 +28,7 @@ class IoBudgetIT {
     return TestOptions.tiny()
         .withMemtableSize(4 * MIB)
         .withCompaction(
-            new CompactionOptions(4, 10, 256 * MIB, 64 * MIB, 5, 1, CompactionScore.SEED))
+            new CompactionOptions(4, 10, 256 * MIB, true, 64 * MIB, 5, 1, CompactionScore.SEED))
         .withWritePressure(
             new WritePressureOptions(
                 true,

@@ -35,6 +35,7 @@ class WriteThrottlingTest {
                           2,
                           C.levelMultiplier(),
                           C.maxBytesForLevelBase(),
+                          C.levelBaseFollowsFlushes(),
                           C.targetFileSizeBytes(),
                           C.numLevels(),
                           C.threads(),

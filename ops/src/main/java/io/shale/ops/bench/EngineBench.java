@@ -144,6 +144,7 @@ public final class EngineBench {
                 L0_TRIGGER,
                 LEVEL_MULTIPLIER,
                 LEVEL_BASE_BYTES,
+                true,
                 TARGET_FILE_BYTES,
                 NUM_LEVELS,
                 1,

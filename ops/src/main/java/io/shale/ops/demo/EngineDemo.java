@@ -121,7 +121,7 @@ public final class EngineDemo {
         .withBlockCache(32 * MIB)
         .withBloom(BloomPolicy.DEFAULT)
         .withCompaction(
-            new CompactionOptions(4, 10, 64 * MIB, 16 * MIB, 7, 1, CompactionScore.SEED));
+            new CompactionOptions(4, 10, 64 * MIB, true, 16 * MIB, 7, 1, CompactionScore.SEED));
   }
 
   private void run(Path dir, Args a) throws IOException {

@@ -63,6 +63,7 @@ public enum SeedConfig {
                     c.level0FileNumCompactionTrigger(),
                     c.levelMultiplier(),
                     scale.levelBaseBytes(),
+                    c.levelBaseFollowsFlushes(),
                     scale.targetFileBytes(),
                     c.numLevels(),
                     c.threads(),

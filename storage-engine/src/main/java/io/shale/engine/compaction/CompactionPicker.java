@@ -38,7 +38,7 @@ public final class CompactionPicker {
     if (level == 0) {
       return (double) v.files(0).size() / options.level0FileNumCompactionTrigger();
     }
-    return (double) v.levelBytes(level) / options.targetBytes(level);
+    return (double) v.levelBytes(level) / options.targetBytes(v, level);
   }
 
   /** Every eligible candidate of {@code v}, highest score first. */

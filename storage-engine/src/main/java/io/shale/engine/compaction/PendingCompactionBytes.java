@@ -31,7 +31,7 @@ public final class PendingCompactionBytes {
     }
     for (int level = 1; level < levels - 1; level++) {
       double size = v.levelBytes(level) + carried;
-      double target = o.targetBytes(level);
+      double target = o.targetBytes(v, level);
       carried = 0;
       if (size > target) {
         double excess = size - target;

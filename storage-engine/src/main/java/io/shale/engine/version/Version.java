@@ -29,16 +29,29 @@ public final class Version {
 
   private final List<List<FileMetadata>> levels;
   private final java.util.SortedMap<Long, BlobFileMeta> blobs;
+  private final long level0TableBytes;
   private final RefCount refs = new RefCount();
   private final VersionSet owner;
 
   Version(
       List<List<FileMetadata>> levels,
       java.util.SortedMap<Long, BlobFileMeta> blobs,
+      long level0TableBytes,
       VersionSet owner) {
     this.levels = levels;
     this.blobs = blobs;
+    this.level0TableBytes = level0TableBytes;
     this.owner = owner;
+  }
+
+  /**
+   * The size of a table that a flush adds to level 0, averaged over recent flushes (each new file
+   * moves it an eighth of the way); 0 before the first. Files an edit adds to level 0 while
+   * removing some from it (a rewrite, not a flush) are not counted. Replaying the manifest
+   * recomputes it, so it needs no record of its own.
+   */
+  public long level0TableBytes() {
+    return level0TableBytes;
   }
 
   /** The blob files this version references, by number. */
@@ -61,7 +74,7 @@ public final class Version {
     for (int i = 0; i < numLevels; i++) {
       l.add(List.of());
     }
-    return new Version(List.copyOf(l), java.util.Collections.emptySortedMap(), owner);
+    return new Version(List.copyOf(l), java.util.Collections.emptySortedMap(), 0, owner);
   }
 
   public int numLevels() {
@@ -147,12 +160,18 @@ public final class Version {
     }
     Set<Long> present = new HashSet<>();
     next.forEach(l -> l.forEach(f -> present.add(f.number())));
+    boolean rewritesLevel0 = edit.removed().stream().anyMatch(r -> r.level() == 0);
+    long flushed = level0TableBytes;
     for (VersionEdit.Added a : edit.added()) {
       checkLevel(a.level());
       if (!present.add(a.file().number())) {
         throw new IllegalStateException("edit adds file " + a.file().number() + " twice");
       }
       next.get(a.level()).add(a.file());
+      if (a.level() == 0 && !rewritesLevel0) {
+        long size = a.file().size();
+        flushed = flushed == 0 ? size : flushed + (size - flushed) / 8;
+      }
     }
     next.get(0).sort(NEWEST_FIRST);
     for (int l = 1; l < next.size(); l++) {
@@ -203,7 +222,8 @@ public final class Version {
     for (List<FileMetadata> l : next) {
       frozen.add(Collections.unmodifiableList(l));
     }
-    return new Version(List.copyOf(frozen), Collections.unmodifiableSortedMap(nextBlobs), newOwner);
+    return new Version(
+        List.copyOf(frozen), Collections.unmodifiableSortedMap(nextBlobs), flushed, newOwner);
   }
 
   /**

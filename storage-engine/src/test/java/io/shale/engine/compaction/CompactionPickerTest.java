@@ -18,7 +18,7 @@ class CompactionPickerTest {
   private static final long NOW = 1_000L * 86_400_000L;
   private static final long MIB = 1 << 20;
   private static final CompactionOptions OPTIONS =
-      new CompactionOptions(4, 10, 10 * MIB, MIB, 7, 1, CompactionScore.SEED);
+      new CompactionOptions(4, 10, 10 * MIB, false, MIB, 7, 1, CompactionScore.SEED);
 
   private static FileMetadata file(
       long number, String lo, String hi, long size, double tombstones, double ageDays) {

@@ -14,6 +14,8 @@ import org.junit.jupiter.api.Test;
 /** The pending-bytes estimate against a case computed by hand. */
 class PendingCompactionBytesTest {
   private static final long MIB = 1 << 20;
+  private static final CompactionOptions FIXED_BASE =
+      new CompactionOptions(4, 10, 256 * MIB, false, 64 * MIB, 7, 1, CompactionScore.SEED);
 
   private static FileMetadata file(long n, String lo, String hi, long size) {
     return new FileMetadata(
@@ -53,12 +55,21 @@ class PendingCompactionBytesTest {
     //   L1: 300 + 40 = 340 > 256: excess 84, times (1 + 1024 / 340)          = 336.988... MiB
     //   L2: 1024 + 84 = 1108 < 2560: nothing
     double expectedMib = 340 + 84 * (1 + 1024.0 / 340);
-    long estimate = PendingCompactionBytes.estimate(v, CompactionOptions.DEFAULT);
+    long estimate = PendingCompactionBytes.estimate(v, FIXED_BASE);
     assertThat((double) estimate / MIB)
         .isCloseTo(expectedMib, org.assertj.core.data.Offset.offset(0.001));
 
+    // With level 1's target following the 10 MiB flush tables: 4 x 10 = 40 MiB, under the 64 MiB
+    // file size, so L1's target is 64 MiB and L2's 640 MiB.
+    //   L0 as above                                                          = 340 MiB
+    //   L1: 340 > 64: excess 276, times (1 + 1024 / 340)
+    //   L2: 1024 + 276 = 1300 > 640: excess 660, times (1 + 0 / 1300)        = 660 MiB
+    double followedMib = 340 + 276 * (1 + 1024.0 / 340) + 660;
+    assertThat((double) PendingCompactionBytes.estimate(v, CompactionOptions.DEFAULT) / MIB)
+        .isCloseTo(followedMib, org.assertj.core.data.Offset.offset(0.001));
+
     // Under every target and trigger there is nothing to do.
     Version calm = Version.empty(7).apply(VersionEdit.of(added.subList(4, 5), List.of()));
-    assertThat(PendingCompactionBytes.estimate(calm, CompactionOptions.DEFAULT)).isZero();
+    assertThat(PendingCompactionBytes.estimate(calm, FIXED_BASE)).isZero();
   }
 }

@@ -57,6 +57,7 @@ class EngineConfigTest {
         level0_file_num_compaction_trigger = 8
         level_multiplier = 8
         max_bytes_for_level_base = "512MiB"
+        level_base_follows_flushes = false
         target_file_size_base = "128MiB"
         num_levels = 5
         threads = 4
@@ -103,6 +104,7 @@ class EngineConfigTest {
     assertThat(c.level0FileNumCompactionTrigger()).isEqualTo(8);
     assertThat(c.levelMultiplier()).isEqualTo(8);
     assertThat(c.maxBytesForLevelBase()).isEqualTo(512L << 20);
+    assertThat(c.levelBaseFollowsFlushes()).isFalse();
     assertThat(c.targetFileSizeBytes()).isEqualTo(128L << 20);
     assertThat(c.numLevels()).isEqualTo(5);
     assertThat(c.threads()).isEqualTo(4);
@@ -457,6 +459,7 @@ class EngineConfigTest {
             "lsm.compaction.level0_file_num_compaction_trigger",
             "lsm.compaction.level_multiplier",
             "lsm.compaction.max_bytes_for_level_base",
+            "lsm.compaction.level_base_follows_flushes",
             "lsm.compaction.target_file_size_base",
             "lsm.compaction.num_levels",
             "lsm.compaction.threads",

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.TestFactory;
 class CompactionPickerScriptTest {
   private static final long NOW = 1_000L * 86_400_000L;
   private static final CompactionOptions OPTIONS =
-      new CompactionOptions(4, 10, 10L << 20, 1L << 20, 7, 1, CompactionScore.SEED);
+      new CompactionOptions(4, 10, 10L << 20, false, 1L << 20, 7, 1, CompactionScore.SEED);
 
   @TestFactory
   Stream<DynamicTest> pickerScripts() {

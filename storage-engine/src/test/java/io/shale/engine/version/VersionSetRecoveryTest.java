@@ -98,6 +98,9 @@ class VersionSetRecoveryTest {
       Version v = vs.current();
       assertThat(numbers(v, 0)).isEmpty();
       assertThat(numbers(v, 1)).containsExactly(c);
+      // Replaying the edits recomputes the flush table size: 100, then an eighth of the way to
+      // 200; the compaction's edit rewrites level 0, so its output is not a flush.
+      assertThat(v.level0TableBytes()).isEqualTo(112);
       assertThat(vs.persistedAppliedIndex()).isEqualTo(20);
       assertThat(vs.newFileNumber()).isGreaterThan(c);
       // The removed tables are listed no more: recovery deleted them.
