@@ -11,6 +11,7 @@ import io.shale.engine.version.FileMetadata;
 import io.shale.engine.version.Version;
 import io.shale.engine.version.VersionEdit;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
@@ -66,11 +67,16 @@ public final class CompactionJob {
   }
 
   /**
-   * True if no level below the output level can hold {@code key}: a tombstone for it hides nothing
-   * and may be dropped. Keys arrive in ascending order, so each deeper level keeps a cursor and the
-   * whole job costs one pass over the deeper files' boundaries.
+   * True if no level below the output level holds {@code key}: a tombstone for it hides nothing and
+   * may be dropped. A deeper table whose range holds the key rules it out unless its filter says
+   * the key is absent (filters have no false negatives), so a delete of a key that was already
+   * gone, or whose older versions compaction has already dropped, leaves no tombstone behind at its
+   * first compaction. Safe while this job runs: a version of the key can only reach a deeper level
+   * from this job's own inputs (levels above hold newer versions, and every file of the output
+   * level in range is an input). Keys arrive in ascending order, so each deeper level keeps a
+   * cursor and the whole job costs one pass over the deeper files' boundaries.
    */
-  private Predicate<byte[]> bottommostCheck() {
+  private Predicate<byte[]> tombstoneHidesNothing() {
     int first = compaction.outputLevel() + 1;
     int n = version.numLevels();
     int[] cursor = new int[n];
@@ -82,12 +88,27 @@ public final class CompactionJob {
           cursor[l]++;
         }
         if (cursor[l] < files.size()
-            && Keys.compare(files.get(cursor[l]).smallestKey(), key) <= 0) {
+            && Keys.compare(files.get(cursor[l]).smallestKey(), key) <= 0
+            && mayContain(files.get(cursor[l]), key)) {
           return false;
         }
       }
       return true;
     };
+  }
+
+  private boolean mayContain(FileMetadata f, byte[] key) {
+    TableReader r;
+    try {
+      r = tables.acquire(f.number());
+    } catch (IOException e) {
+      throw new UncheckedIOException("opening table " + f.number() + " to check a tombstone", e);
+    }
+    try {
+      return r.mayContain(key);
+    } finally {
+      r.release();
+    }
   }
 
   /** Cuts outputs that would overlap more than 10 target files of the level below the output. */
@@ -141,7 +162,8 @@ public final class CompactionJob {
       TableOutput.Result result = null;
       List<BlobFileMeta> newBlobs = List.of();
       try (MergingIterator merged = new MergingIterator(its, Direction.FORWARD)) {
-        result = output.write(merged, bottommostCheck(), relocation, stop, grandparentBoundary());
+        result =
+            output.write(merged, tombstoneHidesNothing(), relocation, stop, grandparentBoundary());
         if (relocation != null) {
           newBlobs = relocation.finish();
         }

@@ -65,6 +65,15 @@ class CompactionJobTest {
 
   /** A table at {@code level} from entries "key@seq=value" (value "-" for a tombstone). */
   private FileMetadata table(int level, String... entries) throws IOException {
+    return table(level, 10, entries);
+  }
+
+  /** As {@link #table}, with no filter. */
+  private FileMetadata unfilteredTable(int level, String... entries) throws IOException {
+    return table(level, 0, entries);
+  }
+
+  private FileMetadata table(int level, int bloomBitsPerKey, String... entries) throws IOException {
     Memtable m = new Memtable(0);
     for (String e : entries) {
       String key = e.substring(0, e.indexOf('@'));
@@ -77,8 +86,16 @@ class CompactionJobTest {
       }
     }
     try (InternalIterator it = m.iterator(Direction.FORWARD)) {
-      List<FileMetadata> files =
-          output(level, Long.MAX_VALUE).write(it, k -> false, null, () -> false).files();
+      TableOutput out =
+          new TableOutput(
+              numbers::incrementAndGet,
+              n -> FileNames.table(dir, n),
+              TABLES,
+              level,
+              bloomBitsPerKey,
+              Long.MAX_VALUE,
+              n -> {});
+      List<FileMetadata> files = out.write(it, k -> false, null, () -> false).files();
       assertThat(files).hasSize(1);
       return files.get(0);
     }
@@ -134,16 +151,40 @@ class CompactionJobTest {
   }
 
   @Test
-  void aTombstoneIsKeptWhileADeeperLevelMayHoldItsKey() throws IOException {
+  void aTombstoneIsKeptWhileADeeperLevelHoldsItsKey() throws IOException {
     FileMetadata l0 = table(0, "b@8=-");
     FileMetadata l1 = table(1, "b@2=b2");
-    FileMetadata l2 = table(2, "a@1=a1", "c@1=c1");
+    FileMetadata l2 = table(2, "a@1=a1", "b@1=b1", "c@1=c1");
+    assertThat(compactLevel0(l0, l1, l2)).containsExactly("b@8=-");
+  }
+
+  @Test
+  void aTombstoneIsDroppedWhenTheFilterOfEveryDeeperTableInRangeRulesItsKeyOut()
+      throws IOException {
+    // Level 2's range holds b, but its filter says b is absent: the tombstone hides b@2 only.
+    FileMetadata l0 = table(0, "b@8=-", "d@9=-");
+    FileMetadata l1 = table(1, "b@2=b2");
+    FileMetadata l2 = table(2, "a@1=a1", "c@1=c1", "e@1=e1");
+    assertThat(compactLevel0(l0, l1, l2)).isEmpty();
+  }
+
+  @Test
+  void aTombstoneIsKeptWhenADeeperTableInRangeHasNoFilter() throws IOException {
+    FileMetadata l0 = table(0, "b@8=-");
+    FileMetadata l1 = table(1, "b@2=b2");
+    FileMetadata l2 = unfilteredTable(2, "a@1=a1", "c@1=c1");
+    assertThat(compactLevel0(l0, l1, l2)).containsExactly("b@8=-");
+  }
+
+  /** The output of compacting {@code l0} into {@code l1} over {@code l2}. */
+  private List<String> compactLevel0(FileMetadata l0, FileMetadata l1, FileMetadata l2)
+      throws IOException {
     Version v = version(List.of(List.of(l0), List.of(l1), List.of(l2)));
     Compaction c = new Compaction(0, 1, List.of(l0), List.of(l1), 1.0, CompactionReason.SIZE);
     CompactionJob.Outcome o =
         new CompactionJob(c, v, cache(), output(1, Long.MAX_VALUE), () -> false, n -> {}, null)
             .run();
-    assertThat(contents(o.outputs())).containsExactly("b@8=-");
+    return contents(o.outputs());
   }
 
   @Test
