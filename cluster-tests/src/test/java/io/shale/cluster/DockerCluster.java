@@ -6,6 +6,7 @@ import com.github.dockerjava.api.model.ContainerNetwork;
 import com.github.dockerjava.api.model.ExposedPort;
 import com.github.dockerjava.api.model.PortBinding;
 import com.github.dockerjava.api.model.Ports;
+import com.github.dockerjava.api.model.RestartPolicy;
 import io.shale.client.Entry;
 import io.shale.client.Member;
 import io.shale.client.ReadConsistency;
@@ -207,7 +208,11 @@ final class DockerCluster implements AutoCloseable {
                       new PortBinding(Ports.Binding.bindPort(http), ExposedPort.tcp(7300)))
                   // For iptables in the node's network namespace (partitions); the node itself
                   // runs as the unprivileged user shale, the rules are set through docker exec.
-                  .withCapAdd(Capability.NET_ADMIN);
+                  .withCapAdd(Capability.NET_ADMIN)
+                  // A supervisor, as in docker-compose.yml: a node exits (status 3) when Ratis
+                  // closes its Raft division, to be restarted on its data. docker kill and stop
+                  // are manual stops, which a restart policy leaves alone.
+                  .withRestartPolicy(RestartPolicy.onFailureRestart(3));
             })
         .withCopyToContainer(
             Transferable.of(config(size) + TLS_CONFIG + extraConfig), "/etc/shale/node.toml")

@@ -12,6 +12,10 @@
  *   <li>{@link io.shale.node.ratis.StrandedInstallWatch}: Ratis reloads a fetched snapshot only on
  *       a leader's next notification, which may never come ({@code InstallAcrossLeaderChangeTest};
  *       docs/upstream/ratis-install-reload-waits-for-a-notification.md).
+ *   <li>{@link io.shale.node.ratis.DivisionWatch}: Ratis may close a division on its own (a log
+ *       worker's roll failing on a segment that an install's purge deleted) and leave the process
+ *       up, serving nothing; the node exits so that a supervisor restarts it ({@code
+ *       DivisionWatchTest}).
  * </ul>
  *
  * <p>Elsewhere, by Ratis's contract rather than a defect: {@code ShaleStateMachine} overrides

@@ -71,7 +71,16 @@ public final class NodeMain {
     }
     ShaleNode node;
     try {
-      node = ShaleNode.start(c, join);
+      node =
+          ShaleNode.start(
+              c,
+              join,
+              why -> {
+                // Ratis closed the Raft division: nothing in this process brings it back. Exit
+                // (the shutdown hook closes the node) so that a supervisor restarts it on its data.
+                LOG.error("{}: {}; exiting with status {}", c.id(), why, EXIT_DIVISION_LOST);
+                System.exit(EXIT_DIVISION_LOST);
+              });
     } catch (Exception e) {
       LOG.error("node {} failed to start", c.id(), e);
       System.exit(1);
@@ -137,6 +146,9 @@ public final class NodeMain {
     watch.setDaemon(true);
     watch.start();
   }
+
+  /** Exit status when Ratis closed the node's Raft division (see DivisionWatch). */
+  static final int EXIT_DIVISION_LOST = 3;
 
   /** How often the node checks whether it has caught up before it says "ready". */
   private static final long READY_POLL_MILLIS = 50;

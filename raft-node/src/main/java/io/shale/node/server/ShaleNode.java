@@ -20,6 +20,7 @@ import io.shale.node.metrics.RatisMetricsBridge;
 import io.shale.node.pressure.PressurePoller;
 import io.shale.node.pressure.ReplicaPressure;
 import io.shale.node.pressure.WriteAdmission;
+import io.shale.node.ratis.DivisionWatch;
 import io.shale.node.ratis.LeftoverSenders;
 import io.shale.node.ratis.RaftRecipientCheck;
 import io.shale.node.snapshot.LogSizeSnapshots;
@@ -40,6 +41,7 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.Parameters;
@@ -165,6 +167,9 @@ public final class ShaleNode implements AutoCloseable {
     return "1ms,10, " + midMs + "ms,10, " + maxMs + "ms," + Integer.MAX_VALUE;
   }
 
+  /** How often {@link DivisionWatch} looks at the Raft division's state. */
+  private static final Duration DIVISION_WATCH_PERIOD = Duration.ofMillis(500);
+
   private final NodeConfig config;
   private final RaftServer server;
   private final ShaleStateMachine stateMachine;
@@ -188,6 +193,8 @@ public final class ShaleNode implements AutoCloseable {
   private RaftMeters raftMeters;
   private RatisMetricsBridge ratisMetrics;
   private LeftoverSenders leftoverSenders;
+  private final DivisionWatch divisionWatch = new DivisionWatch();
+  private Consumer<String> onDivisionLost = why -> {};
 
   private ShaleNode(
       NodeConfig config,
@@ -214,6 +221,16 @@ public final class ShaleNode implements AutoCloseable {
    * configuration and waits to be added ({@code Cluster.AddMember}).
    */
   public static ShaleNode start(NodeConfig config, boolean join) throws IOException {
+    return start(config, join, why -> {});
+  }
+
+  /**
+   * As {@link #start(NodeConfig, boolean)}; {@code onDivisionLost} runs once if Ratis closes this
+   * node's Raft division outside {@link #close} ({@link DivisionWatch}): NodeMain exits so that a
+   * supervisor restarts the node on its data.
+   */
+  public static ShaleNode start(NodeConfig config, boolean join, Consumer<String> onDivisionLost)
+      throws IOException {
     long t0 = System.nanoTime();
     RaftGroup group = group(config.cluster(), config.peers());
     RaftProperties shared = properties(config.raft(), config.limits());
@@ -251,6 +268,7 @@ public final class ShaleNode implements AutoCloseable {
     server.start(); // opens the engine (ShaleStateMachine.initialize) and recovers the Raft log
     long t2 = System.nanoTime();
     ShaleNode node = new ShaleNode(config, server, sm, registry, group, transport);
+    node.onDivisionLost = onDivisionLost;
     try {
       node.startServices();
     } catch (IOException | RuntimeException e) {
@@ -363,6 +381,8 @@ public final class ShaleNode implements AutoCloseable {
                     100, TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
             .build();
     RaftServer.Division division = server.getDivision(group.getGroupId());
+    divisionWatch.start(
+        DivisionWatch.of(server, group.getGroupId()), DIVISION_WATCH_PERIOD, onDivisionLost);
     raftMeters = new RaftMeters(division, registry);
     stateMachine.onLeaderChange(leader -> raftMeters.leaderChanged());
     leftoverSenders = new LeftoverSenders(server, division);
@@ -527,6 +547,7 @@ public final class ShaleNode implements AutoCloseable {
   /** Stops serving clients first, then leaves Raft; closing twice is harmless. */
   @Override
   public synchronized void close() throws IOException {
+    divisionWatch.close();
     if (http != null) {
       http.close();
       http = null;
