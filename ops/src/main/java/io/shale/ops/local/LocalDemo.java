@@ -4,7 +4,9 @@ import io.shale.client.Entry;
 import io.shale.client.Expectation;
 import io.shale.client.ShaleClient;
 import io.shale.engine.blob.BlobOptions;
+import io.shale.node.server.NodeConfig;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -23,7 +25,9 @@ import org.HdrHistogram.Histogram;
  * compare-and-set. Keys of earlier runs are counted first: a second {@code up} finds the data of
  * the first.
  *
- * <p>Arguments: {@code --endpoints HOST:PORT,...} (required), {@code --keys N} (default 600).
+ * <p>Arguments: {@code --endpoints HOST:PORT,...} (required), {@code --keys N} (default 600),
+ * {@code --node-config FILE} (the nodes' configuration, for the blob threshold it reports values
+ * against; default: the engine's).
  */
 public final class LocalDemo {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LocalDemo.class);
@@ -36,10 +40,14 @@ public final class LocalDemo {
   public static void main(String[] args) throws Exception {
     String endpoints = null;
     int keys = 600;
+    int blobThreshold = BlobOptions.DEFAULT.minValueSizeBytes();
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--endpoints" -> endpoints = args[++i];
         case "--keys" -> keys = Integer.parseInt(args[++i]);
+        case "--node-config" ->
+            blobThreshold =
+                NodeConfig.load(Path.of(args[++i]), List.of()).engine().blob().minValueSizeBytes();
         default -> {
           LOG.error("local-demo: unknown argument " + args[i]);
           System.exit(2);
@@ -52,11 +60,11 @@ public final class LocalDemo {
     }
     try (ShaleClient client =
         ShaleClient.builder().endpoints(endpoints).deadline(Duration.ofSeconds(30)).build()) {
-      run(client, keys);
+      run(client, keys, blobThreshold);
     }
   }
 
-  static void run(ShaleClient client, int keys) throws Exception {
+  static void run(ShaleClient client, int keys, int blobThreshold) throws Exception {
     long earlier = client.scanPrefix("demo/run-").keysOnly().stream().count();
     int run = nextRun(client);
     System.out.printf(Locale.ROOT, "  run %d; %,d keys from earlier runs found%n", run, earlier);
@@ -69,7 +77,7 @@ public final class LocalDemo {
     for (int i = 0; i < keys; i++) {
       values[i] = value(random, SIZES[i % SIZES.length]);
       bytes += values[i].length;
-      blobs += values[i].length >= BlobOptions.DEFAULT.minValueSizeBytes() ? 1 : 0;
+      blobs += values[i].length >= blobThreshold ? 1 : 0;
     }
     Histogram writes = new Histogram(3);
     Semaphore inFlight = new Semaphore(16);

@@ -23,6 +23,8 @@ public final class BlobFileWriter {
   private final FileChannel channel;
   private final io.shale.engine.io.BufferedAppender out;
   private final ByteSink header = new ByteSink(16);
+  private final java.util.zip.CRC32C recordCrc = new java.util.zip.CRC32C();
+  private final byte[] crcBytes = new byte[4];
   private long records;
   private long valueBytes;
 
@@ -58,15 +60,14 @@ public final class BlobFileWriter {
   public BlobPointer add(byte[] key, byte[] value, int offset, int length) throws IOException {
     header.reset();
     header.putVarint(key.length).putVarint(length).put(key);
-    java.util.zip.CRC32C recordCrc = new java.util.zip.CRC32C();
+    recordCrc.reset();
     recordCrc.update(header.array(), 0, header.size());
     recordCrc.update(value, offset, length);
     out.write(header.array(), 0, header.size());
     long valueOffset = out.position();
     out.write(value, offset, length);
-    byte[] crc = new byte[4];
-    Varints.writeFixed32(crc, 0, (int) recordCrc.getValue());
-    out.write(crc, 0, 4);
+    Varints.writeFixed32(crcBytes, 0, (int) recordCrc.getValue());
+    out.write(crcBytes, 0, 4);
     records++;
     valueBytes += length;
     return new BlobPointer(number, valueOffset, length, Checksums.crc32c(value, offset, length));

@@ -58,7 +58,7 @@ public final class BlobRelocation implements TableOutput.ValueRewriter {
     if (kind != ValueKind.BLOB_POINTER) {
       return null;
     }
-    BlobPointer p = BlobPointer.decode(value.copy());
+    BlobPointer p = BlobPointer.decode(value.array(), value.offset(), value.length());
     if (!collected.test(p.fileNumber())) {
       return null;
     }
