@@ -8,7 +8,9 @@ import java.util.List;
 /**
  * An atomic group of puts and deletes, applied with {@link Engine#apply}. Either every operation
  * becomes visible (at the batch's index) or none does. When a key appears twice, the later
- * operation wins. Keys and values are copied when added, so the caller may reuse its arrays.
+ * operation wins. {@link #put} copies the key and value, so the caller may reuse its arrays; {@link
+ * #putWithoutCopy} keeps the caller's arrays (the memtable copies them when the batch is applied,
+ * so one copy is saved per value), and the caller must not change them until then.
  *
  * <p>Not thread-safe: build a batch in one thread.
  */
@@ -21,6 +23,27 @@ public final class WriteBatch {
   private long bytes;
 
   public WriteBatch put(byte[] key, byte[] value) {
+    check(key, value);
+    return add(key.clone(), value.clone());
+  }
+
+  /**
+   * As {@link #put}, keeping {@code key} and {@code value} instead of copies. Precondition: the
+   * caller changes neither array until {@link Engine#apply} has returned for this batch (or never
+   * applies it).
+   */
+  public WriteBatch putWithoutCopy(byte[] key, byte[] value) {
+    check(key, value);
+    return add(key, value);
+  }
+
+  private WriteBatch add(byte[] key, byte[] value) {
+    ops.add(new Op(ValueKind.VALUE, key, value));
+    bytes += key.length + value.length;
+    return this;
+  }
+
+  private static void check(byte[] key, byte[] value) {
     checkKey(key);
     if (value == null) {
       throw new IllegalArgumentException("value must not be null (use delete to remove a key)");
@@ -35,9 +58,6 @@ public final class WriteBatch {
               + EngineOptions.MAX_VALUE_BYTES
               + " bytes (64 MiB)");
     }
-    ops.add(new Op(ValueKind.VALUE, key.clone(), value.clone()));
-    bytes += key.length + value.length;
-    return this;
   }
 
   public WriteBatch delete(byte[] key) {

@@ -55,7 +55,8 @@ final class ShaleSeedStore implements SeedStore {
 
   @Override
   public void put(byte[] key, byte[] value) throws InterruptedException {
-    write(new WriteBatch().put(key, value));
+    // The workload makes a new array per value and never changes it.
+    write(new WriteBatch().putWithoutCopy(key, value));
   }
 
   @Override
@@ -67,7 +68,7 @@ final class ShaleSeedStore implements SeedStore {
   public void putAll(byte[][] keys, byte[][] values) throws InterruptedException {
     WriteBatch b = new WriteBatch();
     for (int i = 0; i < keys.length; i++) {
-      b.put(keys[i], values[i]);
+      b.putWithoutCopy(keys[i], values[i]);
     }
     write(b);
   }

@@ -210,7 +210,8 @@ public final class CommandApplier {
     if (op.isDelete()) {
       batch.delete(op.key());
     } else {
-      batch.put(op.key(), op.value());
+      // The decoded command's arrays are this entry's own and nobody changes them.
+      batch.putWithoutCopy(op.key(), op.value());
     }
   }
 }

@@ -77,20 +77,35 @@ final class BlockReadBuffers {
     if (t.stored.length >= bytes) {
       return t.stored;
     }
-    byte[] b = new byte[bytes];
-    if (bytes <= KEEP_MAX_BYTES) {
+    byte[] b = new byte[sizeFor(bytes)];
+    if (b.length <= KEEP_MAX_BYTES) {
       t.stored = b;
     }
     return b;
   }
+
+  /**
+   * The length to allocate for {@code bytes}: the next power of two up to {@link #KEEP_MAX_BYTES}
+   * (blocks vary in size around the block size, and growing an array by exactly each larger block
+   * allocated it again and again), exactly {@code bytes} above.
+   */
+  static int sizeFor(int bytes) {
+    if (bytes > KEEP_MAX_BYTES) {
+      return bytes;
+    }
+    return Math.max(MIN_BYTES, Integer.highestOneBit(Math.max(1, bytes - 1)) << 1);
+  }
+
+  /** The smallest array allocated: a block of the default 4 KiB with its trailer fits. */
+  static final int MIN_BYTES = 8 << 10;
 
   /** An array of at least {@code bytes} for decoded contents; the previous one is overwritten. */
   byte[] decoded(int bytes) {
     if (decoded.length >= bytes) {
       return decoded;
     }
-    byte[] b = new byte[bytes];
-    if (bytes <= KEEP_MAX_BYTES) {
+    byte[] b = new byte[sizeFor(bytes)];
+    if (b.length <= KEEP_MAX_BYTES) {
       decoded = b;
     }
     return b;
