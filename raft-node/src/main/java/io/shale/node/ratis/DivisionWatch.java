@@ -10,6 +10,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.util.LifeCycle;
 import org.slf4j.Logger;
@@ -43,7 +44,7 @@ public final class DivisionWatch implements AutoCloseable {
   private volatile Consumer<String> onLost;
 
   /** The state of {@code server}'s division of {@code group}. */
-  public static Source of(RaftServer server, org.apache.ratis.protocol.RaftGroupId group) {
+  public static Source of(RaftServer server, RaftGroupId group) {
     return () -> server.getDivision(group).getInfo().getLifeCycleState();
   }
 

@@ -76,7 +76,7 @@ public final class CompactionJob {
    * level in range is an input). Keys arrive in ascending order, so each deeper level keeps a
    * cursor and the whole job costs one pass over the deeper files' boundaries.
    */
-  private Predicate<byte[]> tombstoneHidesNothing() {
+  private Predicate<byte[]> tombstoneHidesNothing(DeeperFilters filters) {
     int first = compaction.outputLevel() + 1;
     int n = version.numLevels();
     int[] cursor = new int[n];
@@ -89,7 +89,7 @@ public final class CompactionJob {
         }
         if (cursor[l] < files.size()
             && Keys.compare(files.get(cursor[l]).smallestKey(), key) <= 0
-            && mayContain(files.get(cursor[l]), key)) {
+            && filters.mayContain(l, files.get(cursor[l]), key)) {
           return false;
         }
       }
@@ -97,17 +97,40 @@ public final class CompactionJob {
     };
   }
 
-  private boolean mayContain(FileMetadata f, byte[] key) {
-    TableReader r;
-    try {
-      r = tables.acquire(f.number());
-    } catch (IOException e) {
-      throw new UncheckedIOException("opening table " + f.number() + " to check a tombstone", e);
-    }
-    try {
+  /**
+   * The filters of the deeper tables a job's tombstones are checked against: one reader held per
+   * level (its cursor's file), so a run of tombstones in one file acquires it once. Closed with the
+   * job.
+   */
+  private final class DeeperFilters implements AutoCloseable {
+    private final TableReader[] held = new TableReader[version.numLevels()];
+
+    boolean mayContain(int level, FileMetadata f, byte[] key) {
+      TableReader r = held[level];
+      if (r == null || r.fileNumber() != f.number()) {
+        if (r != null) {
+          r.release();
+          held[level] = null;
+        }
+        try {
+          r = tables.acquire(f.number());
+        } catch (IOException e) {
+          throw new UncheckedIOException(
+              "opening table " + f.number() + " to check a tombstone", e);
+        }
+        held[level] = r;
+      }
       return r.mayContain(key);
-    } finally {
-      r.release();
+    }
+
+    @Override
+    public void close() {
+      for (int l = 0; l < held.length; l++) {
+        if (held[l] != null) {
+          held[l].release();
+          held[l] = null;
+        }
+      }
     }
   }
 
@@ -161,9 +184,11 @@ public final class CompactionJob {
       }
       TableOutput.Result result = null;
       List<BlobFileMeta> newBlobs = List.of();
-      try (MergingIterator merged = new MergingIterator(its, Direction.FORWARD)) {
+      try (MergingIterator merged = new MergingIterator(its, Direction.FORWARD);
+          DeeperFilters filters = new DeeperFilters()) {
         result =
-            output.write(merged, tombstoneHidesNothing(), relocation, stop, grandparentBoundary());
+            output.write(
+                merged, tombstoneHidesNothing(filters), relocation, stop, grandparentBoundary());
         if (relocation != null) {
           newBlobs = relocation.finish();
         }

@@ -74,14 +74,16 @@ final class BlockReadBuffers {
   /** The calling thread's array of at least {@code bytes} for a block as it is stored. */
   static byte[] stored(int bytes) {
     BlockReadBuffers t = PER_THREAD.get();
-    if (t.stored.length >= bytes) {
-      return t.stored;
-    }
-    byte[] b = new byte[sizeFor(bytes)];
+    byte[] b = atLeast(t.stored, bytes);
     if (b.length <= KEEP_MAX_BYTES) {
       t.stored = b;
     }
     return b;
+  }
+
+  /** {@code current} if it holds {@code bytes}, else a new array of {@link #sizeFor} them. */
+  private static byte[] atLeast(byte[] current, int bytes) {
+    return current.length >= bytes ? current : new byte[sizeFor(bytes)];
   }
 
   /**
@@ -101,10 +103,7 @@ final class BlockReadBuffers {
 
   /** An array of at least {@code bytes} for decoded contents; the previous one is overwritten. */
   byte[] decoded(int bytes) {
-    if (decoded.length >= bytes) {
-      return decoded;
-    }
-    byte[] b = new byte[sizeFor(bytes)];
+    byte[] b = atLeast(decoded, bytes);
     if (b.length <= KEEP_MAX_BYTES) {
       decoded = b;
     }
