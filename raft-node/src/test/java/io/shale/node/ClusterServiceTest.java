@@ -496,11 +496,12 @@ class ClusterServiceTest {
               assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
               assertThat(e.getStatus().getDescription())
                   .contains("adding n4 refused")
-                  .contains("did not answer Status at its API address " + p4.apiAddress());
+                  .contains(
+                      "no node of this cluster answered at its Raft address " + p4.raftAddress());
             });
     assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(5_000);
     // Another node's address given for n4: refused, naming the node that answered.
-    String n3Api = cluster.peer("n3").apiAddress();
+    String n3Raft = cluster.peer("n3").raftAddress();
     assertThatThrownBy(
             () ->
                 admin
@@ -510,8 +511,8 @@ class ClusterServiceTest {
                             .setMember(
                                 Member.newBuilder()
                                     .setId("n4")
-                                    .setRaftAddress(p4.raftAddress())
-                                    .setApiAddress(n3Api))
+                                    .setRaftAddress(n3Raft)
+                                    .setApiAddress(p4.apiAddress()))
                             .build()))
         .isInstanceOfSatisfying(
             StatusRuntimeException.class,

@@ -4,15 +4,27 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.shale.client.proto.ClusterGrpc;
 import io.shale.client.proto.GetRequest;
 import io.shale.client.proto.KVGrpc;
 import io.shale.client.proto.PutRequest;
+import io.shale.client.proto.StatusRequest;
+import io.shale.client.proto.StatusResponse;
 import io.shale.node.local.LocalCluster;
 import io.shale.node.server.NodeConfig;
 import io.shale.node.server.ShaleNode;
+import io.shale.node.snapshot.proto.ManifestRequest;
+import io.shale.node.snapshot.proto.ManifestResponse;
+import io.shale.node.snapshot.proto.SnapshotTransferGrpc;
 import io.shale.node.statemachine.Command;
 import io.shale.node.statemachine.CommandCodec;
 import io.shale.node.transport.CertificateAuthority;
+import io.shale.node.transport.PeerChannels;
 import io.shale.node.transport.PeerTls;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -237,6 +249,71 @@ class RaftPortTlsTest {
     assertThat(applied(cluster.node("n3")))
         .as("entries n3 applied (it stopped at or before %d)", before)
         .isLessThanOrEqualTo(before);
+  }
+
+  /**
+   * Snapshot transfer and a node's own status answer on the Raft port, to nodes only; the client
+   * API port does not serve snapshot transfer at all.
+   */
+  @Test
+  void peerServicesAnswerNodesOnlyAndOnlyOnTheRaftPort() throws Exception {
+    cluster = LocalCluster.withPeerTls(dir, 3);
+    String leader = cluster.leader();
+    kv(leader).put(PutRequest.newBuilder().setKey(s("a")).setValue(s("1")).build());
+    String leaderRaft = cluster.peer(leader).raftAddress();
+    try (PeerChannels node =
+            new PeerChannels(PeerTls.load(cluster.tlsFiles("n1"), Instant.now()), 4 << 20);
+        PeerChannels plaintext = new PeerChannels(null, 4 << 20)) {
+      StatusResponse status =
+          ClusterGrpc.newBlockingStub(node.to(leaderRaft))
+              .withDeadlineAfter(10, TimeUnit.SECONDS)
+              .status(StatusRequest.newBuilder().setLocalOnly(true).build());
+      assertThat(status.getNodes(0).getMember().getId()).isEqualTo(leader);
+      ManifestResponse m =
+          SnapshotTransferGrpc.newBlockingStub(node.to(leaderRaft))
+              .withDeadlineAfter(30, TimeUnit.SECONDS)
+              .manifest(ManifestRequest.newBuilder().setMinIndex(1).setRequester("n1").build());
+      assertThat(m.getFilesCount()).isPositive();
+
+      // Outsiders: no certificate, or a user's certificate from the cluster's own CA.
+      Path aliceCert = dir.resolve("outsiders").resolve("alice.pem");
+      Path aliceKey = dir.resolve("outsiders").resolve("alice-key.pem");
+      Instant now = Instant.now();
+      cluster
+          .authority()
+          .issue("alice", List.of("127.0.0.1"), now.minusSeconds(60), now.plusSeconds(3600))
+          .write(aliceCert, aliceKey);
+      ManagedChannel alice =
+          NettyChannelBuilder.forTarget(leaderRaft)
+              .sslContext(
+                  GrpcSslContexts.forClient()
+                      .keyManager(aliceCert.toFile(), aliceKey.toFile())
+                      .trustManager(cluster.tlsFiles("n1").caFile().toFile())
+                      .build())
+              .build();
+      try {
+        for (ManagedChannel outsider : List.of(plaintext.to(leaderRaft), alice)) {
+          assertThatThrownBy(
+                  () ->
+                      SnapshotTransferGrpc.newBlockingStub(outsider)
+                          .withDeadlineAfter(10, TimeUnit.SECONDS)
+                          .manifest(ManifestRequest.newBuilder().setRequester("x").build()))
+              .isInstanceOfSatisfying(
+                  StatusRuntimeException.class,
+                  e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
+        }
+      } finally {
+        alice.shutdownNow();
+      }
+    }
+    assertThatThrownBy(
+            () ->
+                SnapshotTransferGrpc.newBlockingStub(channels.to(cluster, leader))
+                    .withDeadlineAfter(10, TimeUnit.SECONDS)
+                    .manifest(ManifestRequest.newBuilder().setRequester("x").build()))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNIMPLEMENTED));
   }
 
   /** The last index {@code node} applied. */

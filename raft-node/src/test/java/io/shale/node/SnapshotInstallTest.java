@@ -74,7 +74,8 @@ class SnapshotInstallTest {
 
   @Test
   void aFollowerBehindThePurgedLogInstallsTheLeadersCheckpoint() throws Exception {
-    try (LocalCluster cluster = new LocalCluster(dir, 3, ENGINE, RAFT)) {
+    // Mutual TLS: the checkpoint travels on the Raft port, the peer listener.
+    try (LocalCluster cluster = LocalCluster.withPeerTls(dir, 3, ENGINE, RAFT)) {
       String leader = cluster.leader();
       String follower = aFollower(cluster, leader);
       try (ApiChannels channels = new ApiChannels()) {

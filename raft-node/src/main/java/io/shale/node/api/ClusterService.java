@@ -20,6 +20,7 @@ import io.shale.client.proto.StatusResponse;
 import io.shale.client.proto.TransferLeadershipRequest;
 import io.shale.engine.Engine;
 import io.shale.node.statemachine.ShaleStateMachine;
+import io.shale.node.transport.PeerChannels;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Collection;
@@ -114,7 +115,7 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
         }
         try {
           StatusResponse r =
-              ClusterGrpc.newBlockingStub(peers.to(p.getDataStreamAddress()))
+              ClusterGrpc.newBlockingStub(peers.to(p.getAddress()))
                   .withDeadlineAfter(1, TimeUnit.SECONDS)
                   .status(StatusRequest.newBuilder().setLocalOnly(true).build());
           b.addAllNodes(r.getNodesList());
@@ -220,7 +221,7 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
           Status.ALREADY_EXISTS.withDescription(m.getId() + " is already a member").asException());
       return;
     }
-    String unready = MemberProbe.problem(m);
+    String unready = MemberProbe.problem(m, peers);
     if (unready != null) {
       out.onError(
           Status.FAILED_PRECONDITION
@@ -385,7 +386,7 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
       }
       try {
         out.onNext(
-            ClusterGrpc.newBlockingStub(peers.to(p.getDataStreamAddress()))
+            ClusterGrpc.newBlockingStub(peers.to(p.getAddress()))
                 .compact(request.toBuilder().setNodeId(target).build()));
         out.onCompleted();
       } catch (StatusRuntimeException e) {

@@ -6,10 +6,7 @@ import io.shale.client.proto.ClusterGrpc;
 import io.shale.client.proto.Member;
 import io.shale.client.proto.StatusRequest;
 import io.shale.client.proto.StatusResponse;
-import io.shale.node.transport.NodeChannels;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
+import io.shale.node.transport.PeerChannels;
 import java.util.concurrent.TimeUnit;
 
 /** Checks, before Ratis stages a new member, that its addresses are sound and its node answers. */
@@ -31,51 +28,37 @@ final class MemberProbe {
   }
 
   /**
-   * Why {@code m} cannot be staged now, or null: its node must answer at its API address as {@code
-   * m}'s id, and something must accept connections at its Raft address. Checked because Ratis
-   * checks a staged member's progress only when the leader's event queue is idle or the member
-   * acknowledges an append: under a steady write load a member that never answers stays staged for
-   * good, and every other membership change is refused meanwhile (without writes it fails after 6
-   * s). This catches a node not started and an address where nothing listens; not a Raft address
-   * where another service listens, nor a node that fails later. The check runs on the node asked,
-   * not on the leader, which is the one that connects.
+   * Why {@code m} cannot be staged now, or null: its node must answer at its Raft address, as a
+   * node of this cluster (with {@code [tls]}, the handshake needs a certificate from the cluster's
+   * CA with the peer CN), under {@code m}'s id. Checked because Ratis checks a staged member's
+   * progress only when the leader's event queue is idle or the member acknowledges an append: under
+   * a steady write load a member that never answers stays staged for good, and every other
+   * membership change is refused meanwhile (without writes it fails after 6 s). This catches a node
+   * not started, an address where no node listens and a node of another cluster; not a node that
+   * fails later. The check runs on the node asked, not on the leader, which is the one that
+   * connects.
    */
-  static String problem(Member m) {
-    ManagedChannel ch = null;
+  static String problem(Member m, PeerChannels peers) {
+    ManagedChannel ch = peers.open(m.getRaftAddress(), 4 << 20);
     try {
-      ch = NodeChannels.open(m.getApiAddress());
       StatusResponse r =
           ClusterGrpc.newBlockingStub(ch)
               .withDeadlineAfter(2, TimeUnit.SECONDS)
               .status(StatusRequest.newBuilder().setLocalOnly(true).build());
       String id = r.getNodesCount() == 0 ? "" : r.getNodes(0).getMember().getId();
       if (!id.equals(m.getId())) {
-        return "the node answering at " + m.getApiAddress() + " is " + id + ", not " + m.getId();
+        return "the node answering at " + m.getRaftAddress() + " is " + id + ", not " + m.getId();
       }
+      return null;
     } catch (StatusRuntimeException e) {
-      return "its node did not answer Status at its API address "
-          + m.getApiAddress()
-          + " (is it "
-          + "running, started with --join?): "
-          + e.getStatus();
+      return "no node of this cluster answered at its Raft address "
+          + m.getRaftAddress()
+          + " (is it running, started with --join, with a certificate of this cluster?): "
+          + e.getStatus().getCode();
     } catch (RuntimeException e) {
-      return "its API address " + m.getApiAddress() + " cannot be reached: " + e;
+      return "its Raft address " + m.getRaftAddress() + " cannot be reached";
     } finally {
-      if (ch != null) {
-        ch.shutdownNow();
-      }
+      ch.shutdownNow();
     }
-    int colon = m.getRaftAddress().lastIndexOf(':');
-    String host = m.getRaftAddress().substring(0, colon);
-    try (Socket raftPort = new Socket()) {
-      raftPort.connect(
-          new InetSocketAddress(
-              host.startsWith("[") ? host.substring(1, host.length() - 1) : host,
-              Integer.parseInt(m.getRaftAddress().substring(colon + 1))),
-          2_000);
-    } catch (IOException | RuntimeException e) {
-      return "its Raft address " + m.getRaftAddress() + " does not accept connections: " + e;
-    }
-    return null;
   }
 }

@@ -72,11 +72,18 @@ public final class LocalCluster implements AutoCloseable {
    * dir/certs} issues each node's certificate (for 127.0.0.1 and localhost).
    */
   public static LocalCluster withPeerTls(Path dir, int size) throws IOException {
+    return withPeerTls(dir, size, EngineOptions.defaults(), NodeConfig.RaftSettings.defaults());
+  }
+
+  /** As {@link #withPeerTls(Path, int)}, with these engine and Raft settings. */
+  public static LocalCluster withPeerTls(
+      Path dir, int size, EngineOptions engineOptions, NodeConfig.RaftSettings raft)
+      throws IOException {
     return new LocalCluster(
         dir,
         size,
-        EngineOptions.defaults(),
-        NodeConfig.RaftSettings.defaults(),
+        engineOptions,
+        raft,
         true,
         CertificateAuthority.create("shale-local-ca", Duration.ofDays(7)));
   }

@@ -12,7 +12,6 @@ import io.shale.node.api.CallRunner;
 import io.shale.node.api.ClusterService;
 import io.shale.node.api.GroupCommit;
 import io.shale.node.api.KvService;
-import io.shale.node.api.PeerChannels;
 import io.shale.node.api.RequestLimits;
 import io.shale.node.metrics.GrpcMeters;
 import io.shale.node.metrics.RaftMeters;
@@ -26,6 +25,8 @@ import io.shale.node.ratis.RaftRecipientCheck;
 import io.shale.node.snapshot.LogSizeSnapshots;
 import io.shale.node.snapshot.SnapshotTransferService;
 import io.shale.node.statemachine.ShaleStateMachine;
+import io.shale.node.transport.PeerChannels;
+import io.shale.node.transport.PeerServices;
 import io.shale.node.transport.PeerTls;
 import io.shale.node.transport.RaftTransport;
 import java.io.IOException;
@@ -176,10 +177,11 @@ public final class ShaleNode implements AutoCloseable {
   private final PrometheusMeterRegistry registry;
   private final RaftGroup group;
   private final RaftTransport transport;
+  private final PeerServices peerServices;
+  private final PeerChannels peerChannels;
   private PressurePoller poller;
   private LogSizeSnapshots logSizeSnapshots;
   private RaftClient forwarder;
-  private PeerChannels peerChannels;
   private Server api;
 
   /**
@@ -202,13 +204,17 @@ public final class ShaleNode implements AutoCloseable {
       ShaleStateMachine stateMachine,
       PrometheusMeterRegistry registry,
       RaftGroup group,
-      RaftTransport transport) {
+      RaftTransport transport,
+      PeerServices peerServices,
+      PeerChannels peerChannels) {
     this.config = config;
     this.server = server;
     this.stateMachine = stateMachine;
     this.registry = registry;
     this.group = group;
     this.transport = transport;
+    this.peerServices = peerServices;
+    this.peerChannels = peerChannels;
   }
 
   /** Starts the node: Raft, the gRPC API and, when configured, the HTTP endpoints. */
@@ -234,7 +240,9 @@ public final class ShaleNode implements AutoCloseable {
     long t0 = System.nanoTime();
     RaftGroup group = group(config.cluster(), config.peers());
     RaftProperties shared = properties(config.raft(), config.limits());
-    RaftTransport transport = new RaftTransport(shared, peerTls(config));
+    PeerTls peerTls = peerTls(config);
+    RaftTransport transport = new RaftTransport(shared, peerTls);
+    PeerChannels peerChannels = new PeerChannels(peerTls, config.limits().maxMessageBytes());
     RaftProperties p = new RaftProperties(shared);
     Path raftDir = config.dataDir().resolve("raft");
     boolean existing = Files.isDirectory(raftDir) && hasContent(raftDir);
@@ -249,11 +257,13 @@ public final class ShaleNode implements AutoCloseable {
             config.dataDir(),
             config.engine(),
             registry,
-            config.raft().stateMachine(config.limits().scanPageBytes()));
+            config.raft().stateMachine(config.limits().scanPageBytes()),
+            peerChannels);
     RaftGroup initial = join && !existing ? RaftGroup.valueOf(group.getGroupId()) : group;
     // Every Raft message must be for this node (see RaftRecipientCheck), and from a node when
-    // the port speaks mutual TLS.
-    Parameters parameters = transport.serverParameters(new RaftRecipientCheck(config.id()));
+    // the port speaks mutual TLS; the peer-only services answer on the same port.
+    PeerServices peerServices = new PeerServices(new RaftRecipientCheck(config.id()));
+    Parameters parameters = transport.serverParameters(peerServices);
     RaftServer server =
         RaftServer.newBuilder()
             .setServerId(RaftPeerId.valueOf(config.id()))
@@ -267,7 +277,8 @@ public final class ShaleNode implements AutoCloseable {
     long t1 = System.nanoTime();
     server.start(); // opens the engine (ShaleStateMachine.initialize) and recovers the Raft log
     long t2 = System.nanoTime();
-    ShaleNode node = new ShaleNode(config, server, sm, registry, group, transport);
+    ShaleNode node =
+        new ShaleNode(config, server, sm, registry, group, transport, peerServices, peerChannels);
     node.onDivisionLost = onDivisionLost;
     try {
       node.startServices();
@@ -388,7 +399,6 @@ public final class ShaleNode implements AutoCloseable {
     leftoverSenders = new LeftoverSenders(server, division);
     stateMachine.onLeaderChange(leftoverSenders::elected);
     ratisMetrics = new RatisMetricsBridge(registry);
-    peerChannels = new PeerChannels(config.limits().maxMessageBytes());
     GrpcMeters grpcMeters = new GrpcMeters(registry);
     kv =
         new KvService(
@@ -411,23 +421,19 @@ public final class ShaleNode implements AutoCloseable {
                 config.limits().maxInflightWriteBytes(),
                 config.limits().handlerThreads()),
             admission);
+    ClusterService cluster =
+        new ClusterService(
+            division, stateMachine, this::adminClient, peerChannels, config.raft().adminTimeout());
+    // Peers reach each other's status, forwarded work and snapshots on the Raft port only.
+    peerServices.bind(cluster);
+    peerServices.bind(
+        new SnapshotTransferService(stateMachine.checkpoints(), stateMachine::takeCheckpoint));
     api =
         NettyServerBuilder.forAddress(
                 new InetSocketAddress(
                     NodeConfig.host(config.apiAddress()), NodeConfig.port(config.apiAddress())))
             .addService(ServerInterceptors.intercept(kv, grpcMeters))
-            .addService(
-                ServerInterceptors.intercept(
-                    new ClusterService(
-                        division,
-                        stateMachine,
-                        this::adminClient,
-                        peerChannels,
-                        config.raft().adminTimeout()),
-                    grpcMeters))
-            .addService(
-                new SnapshotTransferService(
-                    stateMachine.checkpoints(), stateMachine::takeCheckpoint))
+            .addService(ServerInterceptors.intercept(cluster, grpcMeters))
             .maxInboundMessageSize(config.limits().maxMessageBytes())
             .executor(
                 apiExecutor =

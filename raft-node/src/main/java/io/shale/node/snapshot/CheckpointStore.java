@@ -9,10 +9,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.LongUnaryOperator;
 import java.util.stream.Stream;
@@ -20,8 +24,9 @@ import java.util.stream.Stream;
 /**
  * The checkpoints of one node under {@code dataDir/checkpoints}, each named {@code
  * checkpoint-<term>-<index>}. The newest is kept; an older one is deleted as soon as no transfer
- * pins it. A transfer's pin lapses after its lease without use, so a follower that died
- * mid-transfer does not keep files forever.
+ * pins it. Each transfer has its own pin, named by a random token that only its requester learns,
+ * so one transfer cannot use or release another's. A pin lapses after its lease without use, so a
+ * follower that died mid-transfer does not keep files forever.
  *
  * <p>Thread-safe: Ratis takes snapshots on its apply thread while transfers run on gRPC threads.
  */
@@ -42,8 +47,6 @@ public final class CheckpointStore {
     final long index;
     final Path dir;
     private List<FileEntry> files;
-    private int pins;
-    private long lastUse;
 
     Checkpoint(long term, long index, Path dir) {
       this.term = term;
@@ -69,6 +72,15 @@ public final class CheckpointStore {
    * when a follower decides whether a file of the same name it holds is this one.
    */
   public record FileEntry(String name, long size, byte[] sha256) {}
+
+  /** A transfer's pin on a checkpoint: {@code token} names it in Fetch and Release. */
+  public record Transfer(long token, Checkpoint checkpoint) {}
+
+  /** Pins by token, with when each was last used. */
+  private final Map<Long, Transfer> transfers = new HashMap<>();
+
+  private final Map<Long, Long> lastUse = new HashMap<>();
+  private final SecureRandom tokens = new SecureRandom();
 
   public CheckpointStore(Path root) throws IOException {
     this(root, DEFAULT_LEASE);
@@ -136,37 +148,41 @@ public final class CheckpointStore {
   }
 
   /**
-   * The newest checkpoint, pinned for a transfer in the same step (a checkpoint taken between
+   * A new transfer of the newest checkpoint, pinned in the same step (a checkpoint taken between
    * looking it up and pinning it would otherwise drop it), or null before the first.
    */
-  public synchronized Checkpoint pinNewest() {
+  public synchronized Transfer pinNewest() {
     Checkpoint c = newest();
-    if (c != null) {
-      pin(c);
+    if (c == null) {
+      return null;
     }
-    return c;
+    long token;
+    do {
+      token = tokens.nextLong();
+    } while (token == 0 || transfers.containsKey(token));
+    Transfer t = new Transfer(token, c);
+    transfers.put(token, t);
+    lastUse.put(token, System.nanoTime());
+    return t;
   }
 
-  /** Pins {@code c} for a transfer; release it with {@link #release}. */
-  public synchronized void pin(Checkpoint c) {
-    c.pins++;
-    c.lastUse = System.nanoTime();
+  /**
+   * The checkpoint of transfer {@code token}, renewing its lease; null if there is no such
+   * transfer, or its lease lapsed.
+   */
+  public synchronized Checkpoint use(long token) {
+    Transfer t = transfers.get(token);
+    if (t == null || System.nanoTime() - lastUse.get(token) >= leaseNanos) {
+      return null;
+    }
+    lastUse.put(token, System.nanoTime());
+    return t.checkpoint();
   }
 
-  /** Renews the lease of a pinned checkpoint; null if {@code index} is not (or no longer) kept. */
-  public synchronized Checkpoint use(long index) {
-    Checkpoint c = checkpoints.get(index);
-    if (c != null) {
-      c.lastUse = System.nanoTime();
-    }
-    return c;
-  }
-
-  public synchronized void release(long index) {
-    Checkpoint c = checkpoints.get(index);
-    if (c != null && c.pins > 0) {
-      c.pins--;
-    }
+  /** Ends transfer {@code token} (nothing if there is none). */
+  public synchronized void release(long token) {
+    transfers.remove(token);
+    lastUse.remove(token);
     dropUnpinned();
   }
 
@@ -191,13 +207,21 @@ public final class CheckpointStore {
     return checkpoints.size();
   }
 
+  /** Pins of live transfers. */
+  public synchronized int transfers() {
+    return transfers.size();
+  }
+
   private void dropUnpinned() {
     long now = System.nanoTime();
+    lastUse.entrySet().removeIf(e -> now - e.getValue() >= leaseNanos);
+    transfers.keySet().retainAll(lastUse.keySet());
     Long newest = checkpoints.isEmpty() ? null : checkpoints.lastKey();
+    Set<Long> leased = new HashSet<>();
+    transfers.values().forEach(t -> leased.add(t.checkpoint().index));
     List<Long> drop = new ArrayList<>();
     for (Checkpoint c : checkpoints.values()) {
-      boolean leased = c.pins > 0 && now - c.lastUse < leaseNanos;
-      if (c.index != newest && !leased) {
+      if (c.index != newest && !leased.contains(c.index)) {
         drop.add(c.index);
       }
     }

@@ -10,7 +10,7 @@ import io.shale.node.snapshot.proto.ManifestRequest;
 import io.shale.node.snapshot.proto.ManifestResponse;
 import io.shale.node.snapshot.proto.ReleaseRequest;
 import io.shale.node.snapshot.proto.SnapshotTransferGrpc;
-import io.shale.node.transport.NodeChannels;
+import io.shale.node.transport.PeerChannels;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -47,14 +47,18 @@ public final class SnapshotFetcher {
   private SnapshotFetcher() {}
 
   /**
-   * Fetches a checkpoint of at least {@code minIndex} from the node serving the API at {@code
+   * Fetches a checkpoint of at least {@code minIndex} from the node whose Raft port is at {@code
    * address} into {@code staged}, reusing files of {@code engineDir}.
    */
   public static Result fetch(
-      String address, long minIndex, String requester, Path engineDir, StagedInstall staged)
+      PeerChannels peers,
+      String address,
+      long minIndex,
+      String requester,
+      Path engineDir,
+      StagedInstall staged)
       throws IOException {
-    ManagedChannel channel =
-        NodeChannels.open(address, SnapshotTransferService.CHUNK_BYTES + (1 << 20));
+    ManagedChannel channel = peers.open(address, SnapshotTransferService.CHUNK_BYTES + (1 << 20));
     try {
       SnapshotTransferGrpc.SnapshotTransferBlockingStub stub =
           SnapshotTransferGrpc.newBlockingStub(channel);
@@ -80,7 +84,7 @@ public final class SnapshotFetcher {
                   reused++;
                   reusedBytes += f.getSize();
                 } else {
-                  download(stub, m.getCheckpointId(), f, target, address);
+                  download(stub, m.getTransfer(), f, target, address);
                   fetched++;
                   fetchedBytes += f.getSize();
                 }
@@ -91,7 +95,7 @@ public final class SnapshotFetcher {
       } finally {
         try {
           stub.withDeadlineAfter(10, TimeUnit.SECONDS)
-              .release(ReleaseRequest.newBuilder().setCheckpointId(m.getCheckpointId()).build());
+              .release(ReleaseRequest.newBuilder().setTransfer(m.getTransfer()).build());
         } catch (RuntimeException ignored) {
           // The leader's lease drops the pin anyway.
         }
@@ -123,7 +127,7 @@ public final class SnapshotFetcher {
 
   private static void download(
       SnapshotTransferGrpc.SnapshotTransferBlockingStub stub,
-      long id,
+      long transfer,
       CheckpointFile f,
       Path target,
       String address)
@@ -142,7 +146,7 @@ public final class SnapshotFetcher {
         FileChannel.open(target, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
       Iterator<FileChunk> chunks =
           stub.withDeadlineAfter(30, TimeUnit.MINUTES)
-              .fetch(FetchRequest.newBuilder().setCheckpointId(id).setName(f.getName()).build());
+              .fetch(FetchRequest.newBuilder().setTransfer(transfer).setName(f.getName()).build());
       while (chunks.hasNext()) {
         ByteBuffer data = chunks.next().getData().asReadOnlyByteBuffer();
         sha.update(data.duplicate());

@@ -2,6 +2,7 @@ package io.shale.node.snapshot;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.shale.engine.concurrent.DaemonThreads;
+import io.shale.node.transport.PeerChannels;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -33,6 +34,7 @@ public final class SnapshotInstaller implements AutoCloseable {
   private final InstallHandoff handoff;
   private final LeaderWatch leaders;
   private final MeterRegistry registry;
+  private final PeerChannels peers;
   private final Duration reloadWait;
   private final ExecutorService installer =
       Executors.newSingleThreadExecutor(DaemonThreads.named("snapshot-install"));
@@ -46,6 +48,7 @@ public final class SnapshotInstaller implements AutoCloseable {
       Supplier<String> self,
       Path engineDir,
       StagedInstall staged,
+      PeerChannels peers,
       InstallHandoff handoff,
       LeaderWatch leaders,
       MeterRegistry registry,
@@ -53,6 +56,7 @@ public final class SnapshotInstaller implements AutoCloseable {
     this.self = self;
     this.engineDir = engineDir;
     this.staged = staged;
+    this.peers = peers;
     this.handoff = handoff;
     this.leaders = leaders;
     this.registry = registry;
@@ -91,7 +95,7 @@ public final class SnapshotInstaller implements AutoCloseable {
     }
     if (address.isEmpty()) {
       throw new IllegalStateException(
-          "leader " + requester + " has no client address to fetch a snapshot from");
+          "leader " + requester + " has no Raft address to fetch a snapshot from");
     }
     LOG.info(
         "{} installing a snapshot: fetching the checkpoint at index {} or later from {}",
@@ -100,7 +104,7 @@ public final class SnapshotInstaller implements AutoCloseable {
         address);
     SnapshotFetcher.Result r;
     try {
-      r = SnapshotFetcher.fetch(address, minIndex, self.get(), engineDir, staged);
+      r = SnapshotFetcher.fetch(peers, address, minIndex, self.get(), engineDir, staged);
     } catch (IOException | RuntimeException e) { // gRPC's failures are unchecked
       countFetch("failed");
       throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;

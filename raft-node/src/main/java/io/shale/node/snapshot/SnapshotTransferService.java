@@ -38,16 +38,17 @@ public final class SnapshotTransferService extends SnapshotTransferGrpc.Snapshot
   @Override
   public void manifest(ManifestRequest request, StreamObserver<ManifestResponse> out) {
     try {
-      CheckpointStore.Checkpoint c = store.pinNewest();
-      if (c == null || c.index() < request.getMinIndex()) {
-        if (c != null) {
-          store.release(c.index());
+      CheckpointStore.Transfer t = store.pinNewest();
+      if (t == null || t.checkpoint().index() < request.getMinIndex()) {
+        if (t != null) {
+          store.release(t.token());
         }
         take.call();
-        c = store.pinNewest(); // the one just taken, or a newer one
+        t = store.pinNewest(); // the one just taken, or a newer one
       }
+      CheckpointStore.Checkpoint c = t.checkpoint();
       if (c.index() < request.getMinIndex()) {
-        store.release(c.index());
+        store.release(t.token());
         out.onError(
             Status.FAILED_PRECONDITION
                 .withDescription(
@@ -63,6 +64,7 @@ public final class SnapshotTransferService extends SnapshotTransferGrpc.Snapshot
       ManifestResponse.Builder b =
           ManifestResponse.newBuilder()
               .setCheckpointId(c.index())
+              .setTransfer(t.token())
               .setTerm(c.term())
               .setIndex(c.index());
       for (CheckpointStore.FileEntry f : store.files(c)) {
@@ -81,14 +83,11 @@ public final class SnapshotTransferService extends SnapshotTransferGrpc.Snapshot
 
   @Override
   public void fetch(FetchRequest request, StreamObserver<FileChunk> out) {
-    CheckpointStore.Checkpoint c = store.use(request.getCheckpointId());
+    CheckpointStore.Checkpoint c = store.use(request.getTransfer());
     if (c == null) {
       out.onError(
           Status.NOT_FOUND
-              .withDescription(
-                  "checkpoint "
-                      + request.getCheckpointId()
-                      + " is no longer kept; ask for a new manifest")
+              .withDescription("no such transfer, or its lease lapsed; ask for a new manifest")
               .asException());
       return;
     }
@@ -105,7 +104,7 @@ public final class SnapshotTransferService extends SnapshotTransferGrpc.Snapshot
       byte[] buf = new byte[CHUNK_BYTES];
       for (int n; (n = in.readNBytes(buf, 0, buf.length)) > 0; ) {
         out.onNext(FileChunk.newBuilder().setData(ByteString.copyFrom(buf, 0, n)).build());
-        store.use(c.index());
+        store.use(request.getTransfer());
       }
       out.onCompleted();
     } catch (IOException e) {
@@ -115,7 +114,7 @@ public final class SnapshotTransferService extends SnapshotTransferGrpc.Snapshot
 
   @Override
   public void release(ReleaseRequest request, StreamObserver<ReleaseResponse> out) {
-    store.release(request.getCheckpointId());
+    store.release(request.getTransfer());
     out.onNext(ReleaseResponse.getDefaultInstance());
     out.onCompleted();
   }

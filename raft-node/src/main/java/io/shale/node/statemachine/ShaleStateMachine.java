@@ -12,6 +12,7 @@ import io.shale.node.snapshot.LeaderWatch;
 import io.shale.node.snapshot.SnapshotFetcher;
 import io.shale.node.snapshot.SnapshotInstaller;
 import io.shale.node.snapshot.StagedInstall;
+import io.shale.node.transport.PeerChannels;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -104,11 +105,24 @@ public final class ShaleStateMachine extends BaseStateMachine
    */
   public ShaleStateMachine(Path dataDir, EngineOptions options, MeterRegistry registry)
       throws IOException {
-    this(dataDir, options, registry, StateMachineSettings.defaults());
+    this(
+        dataDir,
+        options,
+        registry,
+        StateMachineSettings.defaults(),
+        new PeerChannels(null, 4 << 20));
   }
 
+  /**
+   * @param peers channels to other nodes' Raft ports, where a follower fetches the leader's
+   *     checkpoint
+   */
   public ShaleStateMachine(
-      Path dataDir, EngineOptions options, MeterRegistry registry, StateMachineSettings settings)
+      Path dataDir,
+      EngineOptions options,
+      MeterRegistry registry,
+      StateMachineSettings settings,
+      PeerChannels peers)
       throws IOException {
     this.engineDir = dataDir.resolve("engine");
     this.options = options;
@@ -123,6 +137,7 @@ public final class ShaleStateMachine extends BaseStateMachine
             () -> getId().toString(),
             engineDir,
             staged,
+            peers,
             handoff,
             leaders,
             registry,
@@ -291,9 +306,7 @@ public final class ShaleStateMachine extends BaseStateMachine
       RaftProtos.RoleInfoProto roleInfo, TermIndex firstTermIndexInLog) {
     RaftProtos.RaftPeerProto leader = roleInfo.getFollowerInfo().getLeaderInfo().getId();
     return installer.install(
-        leader.getId().toStringUtf8(),
-        leader.getDataStreamAddress(),
-        firstTermIndexInLog.getIndex() - 1);
+        leader.getId().toStringUtf8(), leader.getAddress(), firstTermIndexInLog.getIndex() - 1);
   }
 
   @Override

@@ -4,10 +4,8 @@ import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 
 /**
- * Every gRPC channel a node opens to another node (forwarding, pressure polling, snapshot transfer,
- * membership probes), and every channel the ops tools open to a node, is built here, so that
- * transport security is set in one place. Today the channels are plaintext: the node is meant for a
- * trusted network.
+ * Plaintext channels to a node's client API port, for the ops tools and tests that reach a node
+ * configured without TLS. Node-to-node channels are {@link PeerChannels}.
  */
 public final class NodeChannels {
   private NodeChannels() {}

@@ -205,8 +205,8 @@ class InstallAcrossLeaderChangeTest {
   }
 
   /**
-   * A single-node source cluster with 60 writes, the proxy before its API, and the follower n2 of
-   * the group n1 (whose API address is the proxy), n2, n3; n1 and n3 are played by the test.
+   * A single-node source cluster with 60 writes, the proxy before its Raft port, and the follower
+   * n2 of the group n1 (whose Raft address is the proxy), n2, n3; n1 and n3 are played by the test.
    */
   private static final class Follower implements AutoCloseable {
     final LocalCluster source;
@@ -223,13 +223,11 @@ class InstallAcrossLeaderChangeTest {
       source = new LocalCluster(dir.resolve("source"), 1);
       sourceApi = source.node(source.leader()).apiPort();
       writeSome(sourceApi, 0, 60);
-      proxy = new HeldProxy(sourceApi);
-      n1 =
-          RaftPeer.newBuilder()
-              .setId("n1")
-              .setAddress("127.0.0.1:" + freePort())
-              .setDataStreamAddress("127.0.0.1:" + proxy.port())
-              .build();
+      String sourceRaft = source.peer(source.leader()).raftAddress();
+      proxy =
+          new HeldProxy(Integer.parseInt(sourceRaft.substring(sourceRaft.lastIndexOf(':') + 1)));
+      // Peers fetch checkpoints from n1's Raft port: the proxy, before the source's.
+      n1 = RaftPeer.newBuilder().setId("n1").setAddress("127.0.0.1:" + proxy.port()).build();
       n2 = RaftPeer.newBuilder().setId("n2").setAddress("127.0.0.1:" + freePort()).build();
       n3 = RaftPeer.newBuilder().setId("n3").setAddress("127.0.0.1:" + freePort()).build();
       RaftProperties p =
