@@ -5,6 +5,7 @@ import com.google.common.util.concurrent.Futures;
 import com.google.common.util.concurrent.MoreExecutors;
 import com.google.protobuf.ByteString;
 import io.grpc.ChannelCredentials;
+import io.grpc.CompositeChannelCredentials;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.TlsChannelCredentials;
@@ -70,9 +71,15 @@ public final class ShaleClient implements AutoCloseable {
   private final RetryingCall.Settings settings;
   private final AtomicBoolean discovering = new AtomicBoolean();
   private final ClusterAdmin cluster;
+  private final AuthAdmin auth;
 
   private ShaleClient(Builder b) {
-    ChannelCredentials credentials = credentials(b.tls);
+    PasswordCredentials password =
+        b.user == null ? null : new PasswordCredentials(b.user, b.password);
+    ChannelCredentials credentials =
+        password == null
+            ? credentials(b.tls)
+            : CompositeChannelCredentials.create(credentials(b.tls), password);
     this.endpoints =
         new Endpoints(
             b.endpoints,
@@ -102,6 +109,10 @@ public final class ShaleClient implements AutoCloseable {
             new ClientMetrics(b.registry),
             this::discoverLeader);
     this.cluster = new ClusterAdmin(settings);
+    this.auth = new AuthAdmin(settings);
+    if (password != null) {
+      password.authenticateThrough(() -> endpoints.channel(endpoints.preferred()));
+    }
     discoverLeader();
   }
 
@@ -138,6 +149,8 @@ public final class ShaleClient implements AutoCloseable {
     private TlsSettings tls;
     private MeterRegistry registry;
     private int maxMessageBytes = 32 << 20;
+    private String user;
+    private String password;
 
     private Builder() {}
 
@@ -184,6 +197,17 @@ public final class ShaleClient implements AutoCloseable {
     }
 
     /** TLS for every channel (default: plaintext, as the server speaks today). */
+    /**
+     * Make calls as {@code user} with {@code password} (a token from Auth.Authenticate, renewed
+     * before it expires), instead of as the user the client certificate names. Needs {@link #tls}:
+     * a password is never sent in plaintext.
+     */
+    public Builder credentials(String user, String password) {
+      this.user = user;
+      this.password = password;
+      return this;
+    }
+
     public Builder tls(TlsSettings t) {
       this.tls = t;
       return this;
@@ -208,8 +232,17 @@ public final class ShaleClient implements AutoCloseable {
       if (endpoints.isEmpty()) {
         throw new IllegalArgumentException("at least one endpoint (HOST:PORT) is needed");
       }
+      if (user != null && tls == null) {
+        throw new IllegalArgumentException(
+            "credentials need TLS (tls(...)): a password is never sent in plaintext");
+      }
       return new ShaleClient(this);
     }
+  }
+
+  /** Users, roles and permissions: who may do what ({@code shale/v1/auth.proto}). */
+  public AuthAdmin auth() {
+    return auth;
   }
 
   /** Membership, leadership, status, snapshots and compactions: the cluster's administration. */

@@ -10,6 +10,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -28,6 +30,10 @@ class ComposeIT {
   private static final String PROJECT = "shale-compose-it";
   private static final String ENDPOINTS = "127.0.0.1:7201,127.0.0.1:7202,127.0.0.1:7203";
   private static List<String> compose;
+
+  /** The CA and the client certificate of user root, copied out of the certs volume. */
+  private static Path certs;
+
   private static String baseImage;
 
   record Result(int code, String out) {}
@@ -71,7 +77,8 @@ class ComposeIT {
   }
 
   static Result shalectl(String... args) {
-    List<String> all = new ArrayList<>(List.of("--endpoints", ENDPOINTS));
+    List<String> all =
+        new ArrayList<>(List.of("--endpoints", ENDPOINTS, "--tls-dir", certs.toString()));
     all.addAll(List.of(args));
     StringWriter out = new StringWriter();
     var cl = Shalectl.commandLine();
@@ -91,6 +98,23 @@ class ComposeIT {
     compose("down", "-v"); // a previous run's leftovers
     Result up = compose("up", "-d", "--build", "n1", "n2", "n3");
     assertThat(up.code()).as(up.out()).isZero();
+    // As docker-compose.yml's header tells a user: copy the client's files out of the volume.
+    Result certsContainer = compose("ps", "-a", "-q", "certs");
+    String id =
+        certsContainer
+            .out()
+            .lines()
+            .map(String::strip)
+            .filter(l -> l.matches("[0-9a-f]{12,64}"))
+            .findFirst()
+            .orElse("");
+    assertThat(id).as(certsContainer.out()).isNotEmpty();
+    certs = Files.createTempDirectory("compose-certs");
+    for (String f : List.of("ca.pem", "client.root.pem", "client.root-key.pem")) {
+      Result cp =
+          run(List.of("docker", "cp", id + ":/etc/shale/certs/" + f, certs.resolve(f).toString()));
+      assertThat(cp.code()).as(cp.out()).isZero();
+    }
   }
 
   @AfterAll

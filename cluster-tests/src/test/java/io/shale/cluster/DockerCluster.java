@@ -12,6 +12,7 @@ import io.shale.client.Member;
 import io.shale.client.ReadConsistency;
 import io.shale.client.RetryPolicy;
 import io.shale.client.ShaleClient;
+import io.shale.client.TlsSettings;
 import io.shale.node.transport.CertificateAuthority;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -19,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -141,6 +143,7 @@ final class DockerCluster implements AutoCloseable {
   DockerCluster(int size, String extraConfig, List<String> extraArgs) throws IOException {
     this.size = size;
     this.authority = CertificateAuthority.create("docker-cluster-ca", Duration.ofDays(7));
+    this.clientTls = clientTls(authority);
     this.extraConfig = extraConfig;
     this.extraArgs = List.copyOf(extraArgs);
     for (int i = 1; i <= size; i++) {
@@ -152,9 +155,9 @@ final class DockerCluster implements AutoCloseable {
     // Start them together: each waits for its own "ready" line, not for the others.
     nodes.values().parallelStream().forEach(GenericContainer::start);
     for (String id : nodes.keySet()) {
-      if (!logs(id).contains("speaks mutual TLS")) {
+      if (!logs(id).contains("speaks mutual TLS") || !logs(id).contains("the API port")) {
         throw new IllegalStateException(
-            id + " did not start with mutual TLS on its Raft port:\n" + logs(id));
+            id + " did not start with TLS on its Raft and API ports:\n" + logs(id));
       }
     }
   }
@@ -163,6 +166,26 @@ final class DockerCluster implements AutoCloseable {
 
   /** The CA of this cluster's Raft ports: every node gets a certificate for its container name. */
   private final CertificateAuthority authority;
+
+  /** What the tests' clients present: the cluster's CA and a client certificate of user root. */
+  private final TlsSettings clientTls;
+
+  private static TlsSettings clientTls(CertificateAuthority authority) throws IOException {
+    Path dir = Files.createTempDirectory("docker-cluster-client");
+    dir.toFile().deleteOnExit();
+    Path ca = dir.resolve("ca.pem");
+    authority.writeCertificate(ca);
+    Instant now = Instant.now();
+    authority
+        .issue("root", List.of(), now.minusSeconds(300), now.plus(Duration.ofDays(7)))
+        .write(dir.resolve("root.pem"), dir.resolve("root-key.pem"));
+    return TlsSettings.mutual(ca, dir.resolve("root.pem"), dir.resolve("root-key.pem"));
+  }
+
+  /** A client builder for this cluster: TLS to the API ports, as user root. */
+  ShaleClient.Builder clientBuilder() {
+    return ShaleClient.builder().tls(clientTls);
+  }
 
   /** Where a container finds its [tls] files (copied in, readable by the node's user). */
   private static final String CA_FILE = "/etc/shale/tls-ca.pem";
@@ -342,7 +365,7 @@ final class DockerCluster implements AutoCloseable {
 
   /** A client of every node, patient enough to ride out the faults. */
   ShaleClient client() {
-    return ShaleClient.builder()
+    return clientBuilder()
         .endpoints(endpoints().toArray(String[]::new))
         .deadline(Duration.ofSeconds(30))
         .retryPolicy(
@@ -618,7 +641,7 @@ final class DockerCluster implements AutoCloseable {
 
   /** A client of node {@code id} alone, reading what that node has applied (STALE). */
   private ShaleClient alone(String id) {
-    return ShaleClient.builder()
+    return clientBuilder()
         .endpoints(endpoint(id))
         .readConsistency(ReadConsistency.STALE)
         .deadline(Duration.ofSeconds(10))

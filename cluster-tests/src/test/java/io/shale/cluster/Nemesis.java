@@ -106,7 +106,8 @@ final class Nemesis extends Thread {
     this.random = new SplittableRandom(seed);
     // Extra writes of PRESSURE and SNAPSHOT_INSTALL: told at once when throttled.
     this.filler =
-        ShaleClient.builder()
+        cluster
+            .clientBuilder()
             .endpoints(cluster.endpoints().toArray(String[]::new))
             .deadline(Duration.ofSeconds(20))
             .throttlePolicy(ThrottlePolicy.failFast())
@@ -311,7 +312,8 @@ final class Nemesis extends Thread {
 
   private String leaderSeenBy(String id) {
     try (ShaleClient one =
-        ShaleClient.builder()
+        cluster
+            .clientBuilder()
             .endpoints(cluster.endpoint(id))
             .deadline(Duration.ofSeconds(2))
             .build()) {

@@ -92,7 +92,8 @@ class NemesisIT {
     String follower =
         cluster.nodes.keySet().stream().filter(id -> !id.equals(leader)).findFirst().orElseThrow();
     try (ShaleClient stale =
-        ShaleClient.builder()
+        cluster
+            .clientBuilder()
             .endpoints(cluster.endpoint(follower))
             .readConsistency(io.shale.client.ReadConsistency.STALE)
             .build()) {

@@ -31,7 +31,8 @@ final class NemesisRun {
    */
   static ShaleClient start(DockerCluster cluster) throws Exception {
     ShaleClient client =
-        ShaleClient.builder()
+        cluster
+            .clientBuilder()
             .endpoints(cluster.endpoints().toArray(String[]::new))
             .deadline(Duration.ofSeconds(5))
             .retryPolicy(

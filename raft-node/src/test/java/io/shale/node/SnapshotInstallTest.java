@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
+import io.shale.client.proto.AuthGrpc;
 import io.shale.client.proto.ClusterGrpc;
 import io.shale.client.proto.CompareAndSetRequest;
 import io.shale.client.proto.CompareAndSetResponse;
@@ -13,8 +14,11 @@ import io.shale.client.proto.KeyValue;
 import io.shale.client.proto.Op;
 import io.shale.client.proto.PutRequest;
 import io.shale.client.proto.PutResponse;
+import io.shale.client.proto.RoleAddRequest;
 import io.shale.client.proto.SnapshotRequest;
 import io.shale.client.proto.TransferLeadershipRequest;
+import io.shale.client.proto.UserAddRequest;
+import io.shale.client.proto.UserRoleRequest;
 import io.shale.engine.Engine;
 import io.shale.engine.EngineOptions;
 import io.shale.engine.config.EngineConfig;
@@ -81,8 +85,26 @@ class SnapshotInstallTest {
       try (ApiChannels channels = new ApiChannels()) {
         ManagedChannel ch = channels.to(cluster, leader);
         KVGrpc.KVBlockingStub kv = KVGrpc.newBlockingStub(ch);
-        SnapshotFetcher.Result first = round(cluster, kv, ch, leader, follower, 1);
+        // Users and roles are replicated state: made while the follower is down, they reach it
+        // in the checkpoint.
+        AuthGrpc.AuthBlockingStub auth = AuthGrpc.newBlockingStub(ch);
+        SnapshotFetcher.Result first =
+            round(
+                cluster,
+                kv,
+                ch,
+                leader,
+                follower,
+                1,
+                () -> {
+                  auth.roleAdd(RoleAddRequest.newBuilder().setName("reader").build());
+                  auth.userAdd(UserAddRequest.newBuilder().setName("dave").build());
+                  auth.userGrantRole(
+                      UserRoleRequest.newBuilder().setName("dave").setRole("reader").build());
+                });
         assertThat(first.filesFetched()).isGreaterThan(0);
+        assertThat(cluster.node(follower).stateMachine().authState().user("dave").getRolesList())
+            .containsExactly("reader");
         SnapshotFetcher.Result second = round(cluster, kv, ch, leader, follower, 2);
         // The first round's tables and blob files are still the leader's (no compaction ran):
         // the follower holds them under the same names and checksums, and does not fetch them.

@@ -60,6 +60,13 @@ final class Output {
   }
 
   /** 1536 -> "1.5 KiB". */
+  /** A key as text: UTF-8, quoted, control characters shown as '?'. */
+  static String printable(byte[] key) {
+    return "\""
+        + new String(key, java.nio.charset.StandardCharsets.UTF_8).replaceAll("\\p{Cntrl}", "?")
+        + "\"";
+  }
+
   static String bytes(long n) {
     if (n < 1024) {
       return n + " B";

@@ -6,6 +6,8 @@ import io.shale.client.ShaleTimeoutException;
 import io.shale.client.ShaleUnavailableException;
 import io.shale.client.WriteThrottledException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import picocli.CommandLine;
@@ -35,6 +37,9 @@ import picocli.CommandLine.ScopeType;
       ClusterCommands.Snapshot.class,
       ClusterCommands.Compact.class,
       ClusterCommands.Stats.class,
+      AuthCommands.WhoAmI.class,
+      AuthCommands.UserCommands.class,
+      AuthCommands.RoleCommands.class,
       CertCommand.class,
       CommandLine.HelpCommand.class
     },
@@ -48,7 +53,8 @@ import picocli.CommandLine.ScopeType;
       "  5  no answer: nodes unreachable, no leader, or the deadline passed",
       "  6  the write was throttled by write pressure (retry later)",
       "",
-      "Endpoints default to $SHALE_ENDPOINTS, else 127.0.0.1:7201,127.0.0.1:7202,127.0.0.1:7203."
+      "Endpoints default to $SHALE_ENDPOINTS, else 127.0.0.1:7201,127.0.0.1:7202,127.0.0.1:7203,",
+      "the local cluster of ops/bin/shale-local, whose certificates shalectl then finds itself."
     })
 public final class Shalectl {
   static final int OK = 0;
@@ -83,13 +89,85 @@ public final class Shalectl {
           "How long a command may take, retries included, e.g. 10s, 500ms " + "(default: 10s).")
   String deadline = "10s";
 
+  @Option(
+      names = "--tls-dir",
+      scope = ScopeType.INHERIT,
+      paramLabel = "DIR",
+      description =
+          "Speak TLS with the certificates in DIR, as shalectl cert writes them: trust "
+              + "DIR/ca.pem, present DIR/client.USER.pem (default: $SHALE_TLS_DIR; with the "
+              + "default endpoints, .shale-local/certs when it exists).")
+  Path tlsDir;
+
+  @Option(
+      names = "--user",
+      scope = ScopeType.INHERIT,
+      paramLabel = "USER",
+      description = "Whose client certificate in the --tls-dir to present (default: root).")
+  String user = ClientTls.DEFAULT_USER;
+
+  @Option(
+      names = "--password-file",
+      scope = ScopeType.INHERIT,
+      paramLabel = "FILE",
+      description =
+          "Authenticate as --user with the password on the first line of FILE (default: "
+              + "$SHALE_PASSWORD), with a token instead of the client certificate.")
+  Path passwordFile;
+
+  @Option(
+      names = "--plaintext",
+      scope = ScopeType.INHERIT,
+      description = "Speak plaintext, to nodes configured without [tls].")
+  boolean plaintext;
+
   /** A client for the command line's endpoints; the caller closes it. */
   ShaleClient client() {
-    String e =
-        endpoints != null
-            ? endpoints
-            : System.getenv().getOrDefault("SHALE_ENDPOINTS", DEFAULT_ENDPOINTS);
-    return ShaleClient.builder().endpoints(e).deadline(duration(deadline)).build();
+    String fromEnv = System.getenv("SHALE_ENDPOINTS");
+    String e = endpoints != null ? endpoints : fromEnv != null ? fromEnv : DEFAULT_ENDPOINTS;
+    ShaleClient.Builder b = ShaleClient.builder().endpoints(e).deadline(duration(deadline));
+    Path dir = tlsDirectory(endpoints == null && fromEnv == null);
+    String password = password();
+    if (dir != null) {
+      // With a password the user is named by it, not by a certificate.
+      b.tls(ClientTls.fromDirectory(dir, password == null ? user : null));
+    }
+    if (password != null) {
+      b.credentials(user, password);
+    }
+    return b.build();
+  }
+
+  /** The password to authenticate with, or null to rely on the client certificate. */
+  private String password() {
+    try {
+      if (passwordFile != null) {
+        Path f = Path.of(System.getProperty("shale.ops.cwd", ".")).resolve(passwordFile);
+        return Files.readString(f).lines().findFirst().orElse("");
+      }
+    } catch (java.io.IOException e) {
+      throw new IllegalArgumentException("cannot read --password-file " + passwordFile + ": " + e);
+    }
+    String fromEnv = System.getenv("SHALE_PASSWORD");
+    return fromEnv == null || fromEnv.isEmpty() ? null : fromEnv;
+  }
+
+  /** The certificate directory to use, or null for plaintext. */
+  private Path tlsDirectory(boolean defaultEndpoints) {
+    if (plaintext) {
+      return null;
+    }
+    // The launcher runs from the repository root; relative paths mean the caller's directory.
+    Path cwd = Path.of(System.getProperty("shale.ops.cwd", "."));
+    if (tlsDir != null) {
+      return cwd.resolve(tlsDir);
+    }
+    String fromEnv = System.getenv("SHALE_TLS_DIR");
+    if (fromEnv != null && !fromEnv.isEmpty()) {
+      return cwd.resolve(fromEnv);
+    }
+    Path local = ClientTls.LOCAL_CLUSTER_CERTS; // the launcher's working directory is the root
+    return defaultEndpoints && Files.exists(local.resolve("ca.pem")) ? local : null;
   }
 
   Output output(PrintWriter out) {

@@ -3,8 +3,10 @@ package io.shale.ops.local;
 import io.shale.client.Entry;
 import io.shale.client.Expectation;
 import io.shale.client.ShaleClient;
+import io.shale.client.TlsSettings;
 import io.shale.engine.blob.BlobOptions;
 import io.shale.node.server.NodeConfig;
+import io.shale.ops.cli.ClientTls;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,7 +29,8 @@ import org.HdrHistogram.Histogram;
  *
  * <p>Arguments: {@code --endpoints HOST:PORT,...} (required), {@code --keys N} (default 600),
  * {@code --node-config FILE} (the nodes' configuration, for the blob threshold it reports values
- * against; default: the engine's).
+ * against; default: the engine's), {@code --tls-dir DIR} (speak TLS with the certificates there, as
+ * the user root; default: plaintext).
  */
 public final class LocalDemo {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LocalDemo.class);
@@ -39,11 +42,14 @@ public final class LocalDemo {
 
   public static void main(String[] args) throws Exception {
     String endpoints = null;
+    TlsSettings tls = null;
     int keys = 600;
     int blobThreshold = BlobOptions.DEFAULT.minValueSizeBytes();
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--endpoints" -> endpoints = args[++i];
+        case "--tls-dir" ->
+            tls = ClientTls.fromDirectory(Path.of(args[++i]), ClientTls.DEFAULT_USER);
         case "--keys" -> keys = Integer.parseInt(args[++i]);
         case "--node-config" ->
             blobThreshold =
@@ -59,7 +65,11 @@ public final class LocalDemo {
       System.exit(2);
     }
     try (ShaleClient client =
-        ShaleClient.builder().endpoints(endpoints).deadline(Duration.ofSeconds(30)).build()) {
+        ShaleClient.builder()
+            .endpoints(endpoints)
+            .deadline(Duration.ofSeconds(30))
+            .tls(tls)
+            .build()) {
       run(client, keys, blobThreshold);
     }
   }

@@ -8,6 +8,8 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -63,5 +65,27 @@ class CertCommandTest {
         .isEqualTo("rw-------");
     assertThat(List.of(Files.readString(dir.resolve("n1.pem")).split("\n")).get(0))
         .isEqualTo("-----BEGIN CERTIFICATE-----");
+  }
+
+  @Test
+  void issuesClientCertificatesNamingTheUserFromTheSameCa() throws Exception {
+    run("cert", "--dir", dir.toString(), "--node", "n1");
+    String out = run("cert", "--dir", dir.toString(), "--client", "alice,root");
+    assertThat(out).contains("client   " + dir.resolve("client.alice.pem") + " for user alice");
+    X509Certificate ca = certificate(dir.resolve("ca.pem"));
+    X509Certificate alice = certificate(dir.resolve("client.alice.pem"));
+    assertThat(alice.getSubjectX500Principal().getName()).isEqualTo("CN=alice");
+    alice.verify(ca.getPublicKey());
+    assertThat(
+            PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(dir.resolve("client.alice-key.pem"))))
+        .isEqualTo("rw-------");
+    assertThat(run("cert", "--dir", dir.toString(), "--client", "alice")).contains("(kept)");
+  }
+
+  private static X509Certificate certificate(Path file) throws Exception {
+    try (var in = Files.newInputStream(file)) {
+      return (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
+    }
   }
 }

@@ -1,9 +1,11 @@
 package io.shale.node.local;
 
 import io.shale.engine.EngineOptions;
+import io.shale.node.auth.AuthState;
 import io.shale.node.server.NodeConfig;
 import io.shale.node.server.ShaleNode;
 import io.shale.node.transport.CertificateAuthority;
+import io.shale.node.transport.ClusterCertificates;
 import io.shale.node.transport.PeerTls;
 import io.shale.node.transport.RaftTransport;
 import java.io.IOException;
@@ -11,6 +13,7 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -102,6 +105,12 @@ public final class LocalCluster implements AutoCloseable {
     this.authority = authority;
     if (authority != null) {
       authority.writeCertificate(caFile());
+      Instant now = Instant.now();
+      authority
+          .issue(AuthState.ROOT, List.of(), now.minusSeconds(300), now.plus(Duration.ofDays(7)))
+          .write(
+              ClusterCertificates.clientCertificate(certificates(), AuthState.ROOT),
+              ClusterCertificates.clientKey(certificates(), AuthState.ROOT));
     }
     for (int i = 1; i <= size; i++) {
       newPeer("n" + i);
@@ -191,6 +200,15 @@ public final class LocalCluster implements AutoCloseable {
     return authority == null
         ? null
         : new PeerTls.Files(caFile(), certFile(id), keyFile(id), PeerTls.DEFAULT_PEER_NAME);
+  }
+
+  /**
+   * The certificate directory of a cluster made {@link #withPeerTls}, laid out as {@code shalectl
+   * cert} makes one: {@code ca.pem}, the nodes' files, and the client certificate of the user root
+   * ({@code client.root.pem}, {@code client.root-key.pem}).
+   */
+  public Path certificates() {
+    return dir.resolve("certs");
   }
 
   /** The CA of a cluster made {@link #withPeerTls}, or null. */

@@ -44,7 +44,51 @@ public record NodeConfig(
     RaftSettings raft,
     Limits limits,
     EngineOptions engine,
-    PeerTls.Files tls) {
+    PeerTls.Files tls,
+    Duration tokenTtl,
+    Audit audit) {
+
+  /** How long a token from Auth.Authenticate is valid unless {@code auth.token_ttl} says. */
+  public static final Duration DEFAULT_TOKEN_TTL = Duration.ofMinutes(10);
+
+  /** As the canonical constructor, with tokens valid for {@link #DEFAULT_TOKEN_TTL}. */
+  public NodeConfig(
+      String id,
+      String cluster,
+      Path dataDir,
+      String raftAddress,
+      String apiAddress,
+      String httpAddress,
+      List<Peer> peers,
+      RaftSettings raft,
+      Limits limits,
+      EngineOptions engine,
+      PeerTls.Files tls) {
+    this(
+        id,
+        cluster,
+        dataDir,
+        raftAddress,
+        apiAddress,
+        httpAddress,
+        peers,
+        raft,
+        limits,
+        engine,
+        tls,
+        DEFAULT_TOKEN_TTL,
+        Audit.defaults());
+  }
+
+  /**
+   * The audit log ({@code [audit]}): rotated past {@code maxFileBytes}, {@code maxFiles} old files
+   * kept.
+   */
+  public record Audit(long maxFileBytes, int maxFiles) {
+    public static Audit defaults() {
+      return new Audit(16L << 20, 5);
+    }
+  }
 
   public NodeConfig {
     peers = List.copyOf(peers);
@@ -227,7 +271,11 @@ public record NodeConfig(
               "max_inflight_write_bytes",
               "handler_threads"),
           "tls",
-          List.of("ca_file", "cert_file", "key_file", "peer_common_name"));
+          List.of("ca_file", "cert_file", "key_file", "peer_common_name"),
+          "auth",
+          List.of("token_ttl"),
+          "audit",
+          List.of("max_file_size", "max_files"));
 
   private static final List<String> PEER_KEYS = List.of("id", "raft_address", "api_address");
 
@@ -266,7 +314,7 @@ public record NodeConfig(
         throw new IllegalArgumentException(
             "unknown configuration table ["
                 + table
-                + "] (known: [node], [[peers]], [raft], [limits], [tls], [lsm])");
+                + "] (known: [node], [[peers]], [raft], [limits], [tls], [auth], [audit], [lsm])");
       }
     }
     Values v = new Values(toml, overrides);
@@ -371,7 +419,11 @@ public record NodeConfig(
             v.size("limits.max_inflight_write_bytes", dl.maxInflightWriteBytes()),
             (int) v.between("limits.handler_threads", dl.handlerThreads(), 1, 4096)),
         engine,
-        tls(v, base));
+        tls(v, base),
+        v.duration("auth.token_ttl", DEFAULT_TOKEN_TTL),
+        new Audit(
+            v.size("audit.max_file_size", Audit.defaults().maxFileBytes()),
+            (int) v.between("audit.max_files", Audit.defaults().maxFiles(), 1, 1000)));
   }
 
   /** The {@code [tls]} files: all three or none. */

@@ -1,18 +1,24 @@
 package io.shale.node.server;
 
 import io.grpc.Server;
+import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
+import io.grpc.StatusException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.shale.engine.Engine;
 import io.shale.engine.concurrent.DaemonThreads;
 import io.shale.engine.pressure.WritePressure;
+import io.shale.node.api.AuthService;
 import io.shale.node.api.CallRunner;
 import io.shale.node.api.ClusterService;
 import io.shale.node.api.GroupCommit;
 import io.shale.node.api.KvService;
 import io.shale.node.api.RequestLimits;
+import io.shale.node.audit.AuditLog;
+import io.shale.node.audit.AuditTrail;
+import io.shale.node.auth.ApiGuard;
 import io.shale.node.metrics.GrpcMeters;
 import io.shale.node.metrics.RaftMeters;
 import io.shale.node.metrics.RatisMetricsBridge;
@@ -177,6 +183,10 @@ public final class ShaleNode implements AutoCloseable {
   private final PrometheusMeterRegistry registry;
   private final RaftGroup group;
   private final RaftTransport transport;
+
+  /** This node's certificate, key and CA with {@code [tls]}; null for plaintext. */
+  private final PeerTls peerTls;
+
   private final PeerServices peerServices;
   private final PeerChannels peerChannels;
   private PressurePoller poller;
@@ -192,6 +202,7 @@ public final class ShaleNode implements AutoCloseable {
 
   private KvService kv;
   private HttpEndpoints http;
+  private AuditLog auditLog;
   private RaftMeters raftMeters;
   private RatisMetricsBridge ratisMetrics;
   private LeftoverSenders leftoverSenders;
@@ -205,8 +216,10 @@ public final class ShaleNode implements AutoCloseable {
       PrometheusMeterRegistry registry,
       RaftGroup group,
       RaftTransport transport,
+      PeerTls peerTls,
       PeerServices peerServices,
       PeerChannels peerChannels) {
+    this.peerTls = peerTls;
     this.config = config;
     this.server = server;
     this.stateMachine = stateMachine;
@@ -278,7 +291,8 @@ public final class ShaleNode implements AutoCloseable {
     server.start(); // opens the engine (ShaleStateMachine.initialize) and recovers the Raft log
     long t2 = System.nanoTime();
     ShaleNode node =
-        new ShaleNode(config, server, sm, registry, group, transport, peerServices, peerChannels);
+        new ShaleNode(
+            config, server, sm, registry, group, transport, peerTls, peerServices, peerChannels);
     node.onDivisionLost = onDivisionLost;
     try {
       node.startServices();
@@ -297,24 +311,27 @@ public final class ShaleNode implements AutoCloseable {
   }
 
   /**
-   * The Raft port's mutual TLS from {@code [tls]}, checked before anything listens; null (and a
-   * warning) when the node is configured without it.
+   * The node's TLS from {@code [tls]} (mutual on the Raft port, server-side on the API port),
+   * checked before anything listens; null (and a warning) when the node is configured without it.
    */
   private static PeerTls peerTls(NodeConfig config) {
     if (config.tls() == null) {
       LOG.warn(
-          "{}: the Raft port {} is plaintext: anyone who can reach it can append log entries. "
-              + "Set [tls] ca_file, cert_file and key_file for mutual TLS between nodes.",
+          "{}: the Raft port {} and the API port {} are plaintext: anyone who can reach the "
+              + "Raft port can append log entries. Set [tls] ca_file, cert_file and key_file "
+              + "for mutual TLS between nodes and TLS for clients.",
           config.id(),
-          config.raftAddress());
+          config.raftAddress(),
+          config.apiAddress());
       return null;
     }
     PeerTls tls = PeerTls.load(config.tls(), Instant.now());
     LOG.info(
-        "{}: the Raft port {} speaks mutual TLS with peers named \"{}\" (certificate {} valid "
-            + "until {})",
+        "{}: the Raft port {} speaks mutual TLS with peers named \"{}\", the API port {} TLS "
+            + "(certificate {} valid until {})",
         config.id(),
         config.raftAddress(),
+        config.apiAddress(),
         tls.peerName(),
         config.tls().certFile(),
         tls.notAfter());
@@ -424,21 +441,62 @@ public final class ShaleNode implements AutoCloseable {
     ClusterService cluster =
         new ClusterService(
             division, stateMachine, this::adminClient, peerChannels, config.raft().adminTimeout());
+    apiExecutor =
+        Executors.newFixedThreadPool(API_THREADS, DaemonThreads.numbered(config.id() + "-api-"));
+    AuthService auth =
+        new AuthService(
+            division,
+            stateMachine,
+            forwarder,
+            registry,
+            config.tokenTtl(),
+            System::currentTimeMillis);
+    // With TLS (where callers are checked and tokens used) the first leader proposes the key
+    // tokens are signed with, and so does any later one that finds none: off the apply thread,
+    // which calls listeners.
+    if (peerTls != null) {
+      stateMachine.onLeaderChange(
+          leader -> {
+            if (leader.equals(config.id())) {
+              apiExecutor.execute(() -> proposeTokenKey(auth));
+            }
+          });
+    }
     // Peers reach each other's status, forwarded work and snapshots on the Raft port only.
     peerServices.bind(cluster);
     peerServices.bind(
         new SnapshotTransferService(stateMachine.checkpoints(), stateMachine::takeCheckpoint));
-    api =
+    NettyServerBuilder apiBuilder =
         NettyServerBuilder.forAddress(
-                new InetSocketAddress(
-                    NodeConfig.host(config.apiAddress()), NodeConfig.port(config.apiAddress())))
-            .addService(ServerInterceptors.intercept(kv, grpcMeters))
-            .addService(ServerInterceptors.intercept(cluster, grpcMeters))
+            new InetSocketAddress(
+                NodeConfig.host(config.apiAddress()), NodeConfig.port(config.apiAddress())));
+    if (peerTls != null) {
+      apiBuilder.sslContext(peerTls.apiServer());
+    }
+    // With TLS every call is made by a user and checked against its roles; without, the node
+    // serves anyone (it warned at start). The audit trail sits outside the guard to see its
+    // refusals (the last interceptor listed runs first).
+    auditLog =
+        new AuditLog(
+            config.id(),
+            config.dataDir().resolve("audit"),
+            config.audit().maxFileBytes(),
+            config.audit().maxFiles());
+    AuditTrail audit = new AuditTrail(auditLog, System::currentTimeMillis);
+    List<ServerInterceptor> guard =
+        peerTls == null
+            ? List.of(audit, grpcMeters)
+            : List.of(
+                new ApiGuard(stateMachine::authState, System::currentTimeMillis),
+                audit,
+                grpcMeters);
+    api =
+        apiBuilder
+            .addService(ServerInterceptors.intercept(kv, guard))
+            .addService(ServerInterceptors.intercept(cluster, guard))
+            .addService(ServerInterceptors.intercept(auth, guard))
             .maxInboundMessageSize(config.limits().maxMessageBytes())
-            .executor(
-                apiExecutor =
-                    Executors.newFixedThreadPool(
-                        API_THREADS, DaemonThreads.numbered(config.id() + "-api-")))
+            .executor(apiExecutor)
             .build()
             .start();
     logSizeSnapshots =
@@ -464,6 +522,15 @@ public final class ShaleNode implements AutoCloseable {
       http =
           new HttpEndpoints(
               config.httpAddress(), registry, this::refreshMeters, this::notReadyReason);
+    }
+  }
+
+  private void proposeTokenKey(AuthService auth) {
+    try {
+      auth.ensureTokenKey();
+    } catch (StatusException | RuntimeException e) {
+      // The next leader tries again, and so does the first Authenticate.
+      LOG.warn("{}: could not propose the token key: {}", config.id(), e.toString());
     }
   }
 
@@ -568,7 +635,13 @@ public final class ShaleNode implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
       api = null;
+    }
+    if (apiExecutor != null) {
       apiExecutor.shutdownNow();
+    }
+    if (auditLog != null) {
+      auditLog.close();
+      auditLog = null;
     }
     if (kv != null) {
       kv.close();

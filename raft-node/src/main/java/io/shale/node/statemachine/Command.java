@@ -1,5 +1,6 @@
 package io.shale.node.statemachine;
 
+import io.shale.node.auth.proto.AuthChange;
 import java.util.List;
 
 /**
@@ -11,7 +12,8 @@ public sealed interface Command
         Command.CompareAndSet,
         Command.DeleteRange,
         Command.Identified,
-        Command.Group {
+        Command.Group,
+        Command.Auth {
   /** One put or delete of a batch. {@code value} is null for a delete. */
   record Op(byte[] key, byte[] value) {
     public boolean isDelete() {
@@ -97,6 +99,9 @@ public sealed interface Command
       }
     }
   }
+
+  /** A change to users, roles or the token key ({@link io.shale.node.auth.AuthApplier}). */
+  record Auth(AuthChange change) implements Command {}
 
   /**
    * {@code command} under a client-chosen request id (1 to 64 bytes): a retry with the same id is

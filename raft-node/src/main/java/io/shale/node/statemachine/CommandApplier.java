@@ -5,6 +5,7 @@ import io.shale.engine.ScanIterator;
 import io.shale.engine.ScanOptions;
 import io.shale.engine.VersionedValue;
 import io.shale.engine.WriteBatch;
+import io.shale.node.auth.AuthApplier;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -108,6 +109,9 @@ public final class CommandApplier {
       reply = new Reply.Written(index);
     } else if (command instanceof Command.DeleteRange r) {
       reply = deleteRange(state, r, index, batch);
+    } else if (command instanceof Command.Auth a) {
+      String refused = AuthApplier.apply(state, a.change(), batch);
+      reply = refused == null ? new Reply.Written(index) : new Reply.Rejected(index, refused);
     } else {
       reply = compareAndSet(state, (Command.CompareAndSet) command, index, batch);
     }

@@ -1,5 +1,7 @@
 package io.shale.node.statemachine;
 
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.shale.node.auth.proto.AuthChange;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;
@@ -44,6 +46,11 @@ public final class CommandCodec {
   private static final byte PUT = 1;
   private static final byte DELETE = 2;
   static final byte DELETE_RANGE_BOUNDED = 6;
+  static final byte AUTH = 7;
+
+  /** The largest encoded auth change: names, a hash and a permission's two bounds fit easily. */
+  static final int MAX_AUTH_CHANGE_BYTES = 256 << 10;
+
   public static final int MAX_KEY_BYTES = 64 << 10;
 
   /** The most operations one batch may hold. */
@@ -72,6 +79,16 @@ public final class CommandCodec {
         putBytes(out, p);
       }
       return out.array();
+    }
+    if (c instanceof Command.Auth a) {
+      byte[] body = a.change().toByteArray();
+      return ByteBuffer.allocate(3 + 4 + body.length)
+          .put(MAGIC)
+          .put(VERSION)
+          .put(AUTH)
+          .putInt(body.length)
+          .put(body)
+          .array();
     }
     if (c instanceof Command.Identified id) {
       byte[] inner = encode(id.command());
@@ -261,6 +278,21 @@ public final class CommandCodec {
             }
             case DELETE_RANGE -> getRange(in, Command.DeleteRange.DEFAULT_MAX_KEYS);
             case DELETE_RANGE_BOUNDED -> getRange(in, in.getInt());
+            case AUTH -> {
+              if (requestId != null) {
+                throw new IllegalArgumentException("an auth change carries no request id");
+              }
+              byte[] body = getBytes(in);
+              if (body.length > MAX_AUTH_CHANGE_BYTES) {
+                throw new IllegalArgumentException(
+                    "auth change of " + body.length + " bytes exceeds " + MAX_AUTH_CHANGE_BYTES);
+              }
+              try {
+                yield new Command.Auth(AuthChange.parseFrom(body));
+              } catch (InvalidProtocolBufferException e) {
+                throw new IllegalArgumentException("auth change does not parse: " + e.getMessage());
+              }
+            }
             default -> throw new IllegalArgumentException("unknown command kind " + kind);
           };
       if (in.hasRemaining()) {

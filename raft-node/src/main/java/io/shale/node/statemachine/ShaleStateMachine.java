@@ -3,6 +3,7 @@ package io.shale.node.statemachine;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.shale.engine.Engine;
 import io.shale.engine.EngineOptions;
+import io.shale.node.auth.AuthState;
 import io.shale.node.pressure.WriteAdmission;
 import io.shale.node.pressure.WriteThrottledByReplica;
 import io.shale.node.ratis.StrandedInstallWatch;
@@ -98,6 +99,8 @@ public final class ShaleStateMachine extends BaseStateMachine
   private final List<Consumer<String>> leaderChangeListeners = new CopyOnWriteArrayList<>();
   private volatile WriteAdmission admission;
   private volatile Engine engine;
+  private volatile AuthState auth = AuthState.EMPTY;
+  private final AppliedWaits appliedWaits = new AppliedWaits();
 
   /**
    * A state machine over the engine in {@code dataDir/engine}, with its checkpoints in {@code
@@ -179,6 +182,7 @@ public final class ShaleStateMachine extends BaseStateMachine
         checkpoints.take(e, terms::termOf);
       }
     }
+    auth = AuthState.load(e);
     engine = e;
     if (applied) {
       // Last: whoever sees the new applied index finds the engine that holds it.
@@ -322,9 +326,11 @@ public final class ShaleStateMachine extends BaseStateMachine
       return CompletableFuture.completedFuture(Messages.of(new Reply.Written(index)));
     }
     CommandApplier.Applied applied;
+    boolean changesAuth = false;
     try {
       Command command =
           CommandCodec.decode(entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer());
+      changesAuth = touchesAuth(command);
       applied = applier.apply(e, command, index);
     } catch (IllegalArgumentException bad) {
       // Deterministic on every replica: the entry applies nothing and its writer is told why.
@@ -333,9 +339,31 @@ public final class ShaleStateMachine extends BaseStateMachine
     terms.onApply(term, index, applied.batch());
     if (!applied.batch().isEmpty()) {
       e.applyCommitted(applied.batch(), index);
+      if (changesAuth) {
+        auth = AuthState.load(e);
+      }
     }
     updateLastAppliedTermIndex(term, index);
+    appliedWaits.reached(index);
     return CompletableFuture.completedFuture(Messages.of(applied.reply()));
+  }
+
+  private static boolean touchesAuth(Command c) {
+    return c instanceof Command.Auth
+        || (c instanceof Command.Group g
+            && g.commands().stream().anyMatch(Command.Auth.class::isInstance));
+  }
+
+  /** Completes once this replica has applied {@code index} (at once if it has). */
+  public CompletableFuture<Void> applied(long index) {
+    CompletableFuture<Void> f = appliedWaits.await(index);
+    appliedWaits.reached(getLastAppliedTermIndex().getIndex());
+    return f;
+  }
+
+  /** Users, roles and the token key as of the last applied entry. */
+  public AuthState authState() {
+    return auth;
   }
 
   @Override

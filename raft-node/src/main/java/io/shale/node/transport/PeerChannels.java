@@ -1,12 +1,10 @@
 package io.shale.node.transport;
 
 import io.grpc.ManagedChannel;
-import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import javax.net.ssl.SSLException;
 
 /**
  * gRPC channels from this node to other nodes' Raft ports, where {@link PeerServices} answer. With
@@ -25,7 +23,7 @@ public final class PeerChannels implements AutoCloseable {
    * @param maxMessageBytes the largest reply a shared channel accepts
    */
   public PeerChannels(PeerTls tls, int maxMessageBytes) {
-    this.tls = tls == null ? null : clientContext(tls);
+    this.tls = tls == null ? null : tls.peerClient();
     this.maxMessageBytes = maxMessageBytes;
   }
 
@@ -44,18 +42,6 @@ public final class PeerChannels implements AutoCloseable {
     NettyChannelBuilder b =
         NettyChannelBuilder.forTarget(raftAddress).maxInboundMessageSize(maxInboundBytes);
     return (tls == null ? b.usePlaintext() : b.sslContext(tls)).build();
-  }
-
-  private static SslContext clientContext(PeerTls tls) {
-    try {
-      return GrpcSslContexts.forClient()
-          .keyManager(tls.keyManager())
-          .trustManager(tls.trustManager())
-          .protocols(PeerTls.PROTOCOLS)
-          .build();
-    } catch (SSLException e) {
-      throw new IllegalStateException("cannot build the TLS context of peer channels", e);
-    }
   }
 
   @Override

@@ -1,5 +1,9 @@
 package io.shale.node.transport;
 
+import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
+import io.grpc.netty.shaded.io.netty.handler.ssl.ClientAuth;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContextBuilder;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.Reader;
@@ -30,6 +34,7 @@ import javax.naming.ldap.Rdn;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLException;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509ExtendedTrustManager;
@@ -165,6 +170,40 @@ public final class PeerTls {
 
   /** Trusts certificates that chain to the CA and whose CN is the peer name. */
   X509ExtendedTrustManager trustManager() {
+    return new PeerNameCheck(caTrustManager(), files.peerName());
+  }
+
+  /**
+   * The client API port's TLS: this node's certificate; a client may present a certificate, which
+   * must then chain to the CA (its CN names the user), or none.
+   */
+  public SslContext apiServer() {
+    try {
+      return GrpcSslContexts.configure(SslContextBuilder.forServer(keyManager()))
+          .trustManager(caTrustManager())
+          .clientAuth(ClientAuth.OPTIONAL)
+          .protocols(PROTOCOLS)
+          .build();
+    } catch (SSLException e) {
+      throw new IllegalStateException("cannot build the API port's TLS context", e);
+    }
+  }
+
+  /** The client side of this node's channels to other nodes: mutual TLS, peers only. */
+  SslContext peerClient() {
+    try {
+      return GrpcSslContexts.forClient()
+          .keyManager(keyManager())
+          .trustManager(trustManager())
+          .protocols(PROTOCOLS)
+          .build();
+    } catch (SSLException e) {
+      throw new IllegalStateException("cannot build the TLS context of peer channels", e);
+    }
+  }
+
+  /** Trusts certificates that chain to the CA. */
+  private X509ExtendedTrustManager caTrustManager() {
     try {
       KeyStore store = KeyStore.getInstance("PKCS12");
       store.load(null, null);
@@ -176,7 +215,7 @@ public final class PeerTls {
       f.init(store);
       for (TrustManager t : f.getTrustManagers()) {
         if (t instanceof X509ExtendedTrustManager x) {
-          return new PeerNameCheck(x, files.peerName());
+          return x;
         }
       }
       throw new IllegalStateException("the JDK offers no X509ExtendedTrustManager");
@@ -186,7 +225,7 @@ public final class PeerTls {
   }
 
   /** The subject CN of {@code c}, or "" when it has none. */
-  static String commonName(X509Certificate c) {
+  public static String commonName(X509Certificate c) {
     try {
       for (Rdn rdn : new LdapName(c.getSubjectX500Principal().getName()).getRdns()) {
         if (rdn.getType().equalsIgnoreCase("CN")) {

@@ -7,6 +7,7 @@ import io.shale.engine.Engine;
 import io.shale.engine.EngineOptions;
 import io.shale.engine.ScanIterator;
 import io.shale.engine.ScanOptions;
+import io.shale.node.auth.AuthState;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -54,6 +55,8 @@ class ApplierDeterminismProperties {
         }
       }
       assertThat(dump(ea)).isEqualTo(dump(eb));
+      assertThat(AuthState.load(ea).users()).isEqualTo(AuthState.load(eb).users());
+      assertThat(AuthState.load(ea).roles()).isEqualTo(AuthState.load(eb).roles());
     }
   }
 
@@ -67,8 +70,7 @@ class ApplierDeterminismProperties {
 
   private static List<String> dump(Engine e) {
     List<String> out = new ArrayList<>();
-    try (ScanIterator it =
-        e.scan(new ScanOptions(new byte[] {1}, null, Long.MAX_VALUE, false, false))) {
+    try (ScanIterator it = e.scan(new ScanOptions(null, null, Long.MAX_VALUE, false, false))) {
       while (it.next()) {
         out.add(new String(it.key(), UTF_8) + "=" + Arrays.toString(it.value()));
       }
@@ -79,7 +81,9 @@ class ApplierDeterminismProperties {
   @Provide
   Arbitrary<List<Command>> histories() {
     return Arbitraries.frequencyOf(
-            Tuple.of(3, CommandArbitraries.plain()), Tuple.of(1, CommandArbitraries.identified()))
+            Tuple.of(3, CommandArbitraries.plain()),
+            Tuple.of(1, CommandArbitraries.identified()),
+            Tuple.of(1, CommandArbitraries.auth()))
         .list()
         .ofMaxSize(25);
   }

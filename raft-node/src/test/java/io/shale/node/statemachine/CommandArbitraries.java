@@ -2,9 +2,16 @@ package io.shale.node.statemachine;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import com.google.protobuf.ByteString;
+import io.shale.node.auth.proto.AuthChange;
+import io.shale.node.auth.proto.RolePermission;
+import io.shale.node.auth.proto.StoredPermission;
+import io.shale.node.auth.proto.StoredUser;
+import io.shale.node.auth.proto.UserRole;
 import java.util.Arrays;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
 
 /** Random commands over a few keys, so that generated histories touch the same keys often. */
 final class CommandArbitraries {
@@ -66,6 +73,55 @@ final class CommandArbitraries {
     return Arbitraries.integers()
         .between(0, 1_000_000)
         .flatMap(n -> plain().map(c -> new Command.Identified(("id-" + n).getBytes(UTF_8), c)));
+  }
+
+  /** A change to users and roles, over a few names so that changes meet each other. */
+  static Arbitrary<Command> auth() {
+    Arbitrary<String> names = Arbitraries.of("alice", "bob", "root", "ops", "bad name", "");
+    Arbitrary<StoredPermission> permissions =
+        Combinators.combine(
+                Arbitraries.integers().between(0, 4),
+                Arbitraries.of("", "a", "b", "app/"),
+                Arbitraries.of("", "a", "c", "app0"))
+            .as(
+                (type, start, end) ->
+                    StoredPermission.newBuilder()
+                        .setType(type)
+                        .setStart(ByteString.copyFromUtf8(start))
+                        .setEnd(ByteString.copyFromUtf8(end))
+                        .build());
+    Arbitrary<AuthChange> changes =
+        Arbitraries.oneOf(
+            names.map(
+                n ->
+                    AuthChange.newBuilder().setUserAdd(StoredUser.newBuilder().setName(n)).build()),
+            names.map(n -> AuthChange.newBuilder().setUserDelete(n).build()),
+            names.map(n -> AuthChange.newBuilder().setRoleAdd(n).build()),
+            names.map(n -> AuthChange.newBuilder().setRoleDelete(n).build()),
+            Combinators.combine(names, names)
+                .as(
+                    (u, r) ->
+                        AuthChange.newBuilder()
+                            .setUserGrantRole(UserRole.newBuilder().setUser(u).setRole(r))
+                            .build()),
+            Combinators.combine(names, names)
+                .as(
+                    (u, r) ->
+                        AuthChange.newBuilder()
+                            .setUserRevokeRole(UserRole.newBuilder().setUser(u).setRole(r))
+                            .build()),
+            Combinators.combine(names, permissions)
+                .as(
+                    (r, p) ->
+                        AuthChange.newBuilder()
+                            .setRoleGrant(RolePermission.newBuilder().setRole(r).setPermission(p))
+                            .build()),
+            Arbitraries.bytes()
+                .array(byte[].class)
+                .ofMinSize(31)
+                .ofMaxSize(33)
+                .map(k -> AuthChange.newBuilder().setTokenKey(ByteString.copyFrom(k)).build()));
+    return changes.map(Command.Auth::new);
   }
 
   /** A group commit: batches, some under request ids (what the node's group commit writes). */

@@ -102,7 +102,10 @@ class CommandCodecProperties {
   @Provide
   Arbitrary<Command> anyCommand() {
     return Arbitraries.oneOf(
-        CommandArbitraries.plain(), CommandArbitraries.identified(), CommandArbitraries.group());
+        CommandArbitraries.plain(),
+        CommandArbitraries.identified(),
+        CommandArbitraries.group(),
+        CommandArbitraries.auth());
   }
 
   @Provide

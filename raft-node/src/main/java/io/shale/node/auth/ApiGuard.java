@@ -1,0 +1,155 @@
+package io.shale.node.auth;
+
+import io.grpc.Context;
+import io.grpc.Contexts;
+import io.grpc.ForwardingServerCallListener;
+import io.grpc.Grpc;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.Status;
+import io.shale.node.transport.PeerTls;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.SSLSession;
+
+/**
+ * Names the caller of every call on the client API port and refuses what it may not do. The caller
+ * is the user a bearer token names ({@code authorization: Bearer TOKEN}, checked against the token
+ * key), else the subject CN of the client certificate the TLS handshake verified; a call with
+ * neither is UNAUTHENTICATED unless it is open ({@link Requirement#open}), one from a user that
+ * does not exist is UNAUTHENTICATED, and one its grants do not cover is PERMISSION_DENIED naming
+ * what is missing ({@link Requirement#deniedTo}). Grants are read from the applied state at each
+ * call, so a change takes effect as soon as this node applies it.
+ *
+ * <p>The caller travels with the call in {@link #CALLER} for the services that need it.
+ */
+public final class ApiGuard implements ServerInterceptor {
+  /** Who made the call in progress; null for an open call made without credentials. */
+  public static final Context.Key<Caller> CALLER = Context.key("shale-caller");
+
+  static final Metadata.Key<String> AUTHORIZATION =
+      Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+
+  /** A caller: its user name and what proved it ("certificate" or "token"). */
+  public record Caller(String user, String authenticatedBy) {}
+
+  private final Supplier<AuthState> state;
+  private final LongSupplier clockMs;
+
+  /**
+   * @param state users, roles and the token key as last applied on this node
+   * @param clockMs the time tokens' expiry is checked against
+   */
+  public ApiGuard(Supplier<AuthState> state, LongSupplier clockMs) {
+    this.state = state;
+    this.clockMs = clockMs;
+  }
+
+  @Override
+  public <Q, R> ServerCall.Listener<Q> interceptCall(
+      ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+    String method = call.getMethodDescriptor().getFullMethodName();
+    AuthState auth = state.get();
+    Caller caller;
+    try {
+      caller = identify(call, headers, auth);
+    } catch (IllegalArgumentException refused) {
+      return refuse(call, Status.UNAUTHENTICATED.withDescription(refused.getMessage()));
+    }
+    if (caller == null) {
+      if (!Requirement.open(method)) {
+        return refuse(
+            call,
+            Status.UNAUTHENTICATED.withDescription(
+                "no credentials: present a client certificate of the cluster's CA or a token"
+                    + " from Auth.Authenticate"));
+      }
+      return next.startCall(call, headers);
+    }
+    Grants grants = auth.grants(caller.user());
+    if (grants == null) {
+      return refuse(
+          call, Status.UNAUTHENTICATED.withDescription("there is no user " + caller.user()));
+    }
+    ServerCall.Listener<Q> delegate =
+        Contexts.interceptCall(Context.current().withValue(CALLER, caller), call, headers, next);
+    return new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(delegate) {
+      private boolean refused;
+
+      @Override
+      public void onMessage(Q message) {
+        if (refused) {
+          return;
+        }
+        String denied = Requirement.deniedTo(caller.user(), grants, method, message);
+        if (denied != null) {
+          refused = true;
+          // In the caller's context, so that the audit trail outside names who was refused.
+          Context.current()
+              .withValue(CALLER, caller)
+              .run(
+                  () ->
+                      call.close(Status.PERMISSION_DENIED.withDescription(denied), new Metadata()));
+          return;
+        }
+        super.onMessage(message);
+      }
+
+      @Override
+      public void onHalfClose() {
+        if (!refused) {
+          super.onHalfClose();
+        }
+      }
+    };
+  }
+
+  /**
+   * The caller of {@code call}, or null when it presented nothing.
+   *
+   * @throws IllegalArgumentException when a token was presented but is not valid
+   */
+  private Caller identify(ServerCall<?, ?> call, Metadata headers, AuthState auth) {
+    String authorization = headers.get(AUTHORIZATION);
+    if (authorization != null) {
+      if (!authorization.startsWith("Bearer ")) {
+        throw new IllegalArgumentException("the authorization header must be \"Bearer TOKEN\"");
+      }
+      byte[] key = auth.tokenKey();
+      String user =
+          key == null
+              ? null
+              : Tokens.verify(
+                  key, authorization.substring("Bearer ".length()), clockMs.getAsLong());
+      if (user == null) {
+        throw new IllegalArgumentException(
+            "the token is not valid or has expired: authenticate again");
+      }
+      return new Caller(user, "token");
+    }
+    SSLSession tls = call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION);
+    if (tls == null) {
+      return null;
+    }
+    try {
+      Certificate[] chain = tls.getPeerCertificates();
+      if (chain.length > 0 && chain[0] instanceof X509Certificate leaf) {
+        String cn = PeerTls.commonName(leaf);
+        return cn.isEmpty() ? null : new Caller(cn, "certificate");
+      }
+      return null;
+    } catch (SSLPeerUnverifiedException noCertificate) {
+      return null;
+    }
+  }
+
+  private static <Q, R> ServerCall.Listener<Q> refuse(ServerCall<Q, R> call, Status status) {
+    call.close(status, new Metadata());
+    return new ServerCall.Listener<>() {};
+  }
+}
