@@ -16,7 +16,6 @@ import io.shale.client.proto.UserListRequest;
 import io.shale.client.proto.UserRoleRequest;
 import io.shale.client.proto.WhoAmIRequest;
 import io.shale.client.proto.WhoAmIResponse;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -45,7 +44,7 @@ public final class AuthAdmin {
   public static Permission prefix(Permission.Type type, byte[] prefix) {
     Permission.Builder p =
         Permission.newBuilder().setType(type).setStart(ByteString.copyFrom(prefix));
-    byte[] end = prefixEnd(prefix);
+    byte[] end = ShaleClient.prefixEnd(prefix);
     if (end != null) {
       p.setEnd(ByteString.copyFrom(end));
     }
@@ -65,18 +64,6 @@ public final class AuthAdmin {
   /** The ADMIN permission: the Cluster service and user and role management. */
   public static Permission admin() {
     return Permission.newBuilder().setType(Permission.Type.ADMIN).build();
-  }
-
-  /** The first key after every key starting with {@code prefix}; null when there is none. */
-  static byte[] prefixEnd(byte[] prefix) {
-    byte[] end = Arrays.copyOf(prefix, prefix.length);
-    for (int i = end.length - 1; i >= 0; i--) {
-      if (end[i] != (byte) 0xFF) {
-        end[i]++;
-        return Arrays.copyOf(end, i + 1);
-      }
-    }
-    return null;
   }
 
   /** Who the cluster takes this client for, and its permissions. */

@@ -160,6 +160,25 @@ class ApiPortTlsTest {
         Status.Code.UNAUTHENTICATED);
 
     assertUnavailable(channel(leader, null), "plaintext");
+    // TLS 1.2 with forward secrecy and AEAD is served; a CBC suite is not (the JDK itself no
+    // longer offers TLS 1.1).
+    put(
+        channel(
+            leader,
+            trustingCluster()
+                .keyManager(
+                    ClusterCertificates.clientCertificate(certs, "root").toFile(),
+                    ClusterCertificates.clientKey(certs, "root").toFile())
+                .protocols("TLSv1.2")
+                .ciphers(List.of("TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"))),
+        "tls-1.2");
+    assertUnavailable(
+        channel(
+            leader,
+            trustingCluster()
+                .protocols("TLSv1.2")
+                .ciphers(List.of("TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA"))),
+        "a CBC cipher suite");
     CertificateAuthority other = CertificateAuthority.create("other-ca", Duration.ofDays(1));
     Path otherCa = dir.resolve("other-ca.pem");
     other.writeCertificate(otherCa);

@@ -275,7 +275,8 @@ class RaftPortTlsTest {
               .manifest(ManifestRequest.newBuilder().setMinIndex(1).setRequester("n1").build());
       assertThat(m.getFilesCount()).isPositive();
 
-      // Outsiders: no certificate, or a user's certificate from the cluster's own CA.
+      // Outsiders: no certificate, a user's certificate from the cluster's own CA, a node of
+      // another cluster.
       Path aliceCert = dir.resolve("outsiders").resolve("alice.pem");
       Path aliceKey = dir.resolve("outsiders").resolve("alice-key.pem");
       Instant now = Instant.now();
@@ -292,7 +293,25 @@ class RaftPortTlsTest {
                       .build())
               .build();
       try {
-        for (ManagedChannel outsider : List.of(plaintext.to(leaderRaft), alice)) {
+        // A node of another cluster: a node certificate, but of another CA.
+        CertificateAuthority otherCa = CertificateAuthority.create("other-ca", Duration.ofDays(1));
+        Path otherDir = dir.resolve("other-cluster");
+        otherCa.writeCertificate(otherDir.resolve("ca.pem"));
+        otherCa
+            .issueNode(List.of("127.0.0.1"), Duration.ofDays(1))
+            .write(otherDir.resolve("n9.pem"), otherDir.resolve("n9-key.pem"));
+        PeerChannels foreignNode =
+            new PeerChannels(
+                PeerTls.load(
+                    new PeerTls.Files(
+                        otherDir.resolve("ca.pem"),
+                        otherDir.resolve("n9.pem"),
+                        otherDir.resolve("n9-key.pem"),
+                        PeerTls.DEFAULT_PEER_NAME),
+                    Instant.now()),
+                4 << 20);
+        for (ManagedChannel outsider :
+            List.of(plaintext.to(leaderRaft), alice, foreignNode.to(leaderRaft))) {
           assertThatThrownBy(
                   () ->
                       SnapshotTransferGrpc.newBlockingStub(outsider)
@@ -302,6 +321,7 @@ class RaftPortTlsTest {
                   StatusRuntimeException.class,
                   e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
         }
+        foreignNode.close();
       } finally {
         alice.shutdownNow();
       }

@@ -45,6 +45,57 @@ final class AuthCommands {
     }
   }
 
+  /** A change named by one argument, answered "OK". */
+  abstract static class NamedChange extends ClientCommand {
+    @Parameters(index = "0", paramLabel = "NAME")
+    String name;
+
+    abstract void change(AuthAdmin auth, String name);
+
+    @Override
+    int run(ShaleClient client, Output out) {
+      change(client.auth(), name);
+      out.line("OK");
+      return Shalectl.OK;
+    }
+  }
+
+  /** A change of one user's roles. */
+  abstract static class UserRoleChange extends ClientCommand {
+    @Parameters(index = "0", paramLabel = "USER")
+    String user;
+
+    @Parameters(index = "1", paramLabel = "ROLE")
+    String role;
+
+    abstract void change(AuthAdmin auth, String user, String role);
+
+    @Override
+    int run(ShaleClient client, Output out) {
+      change(client.auth(), user, role);
+      out.line("OK");
+      return Shalectl.OK;
+    }
+  }
+
+  /** A change of one role's permissions. */
+  abstract static class PermissionChange extends ClientCommand {
+    @Parameters(index = "0", paramLabel = "ROLE")
+    String role;
+
+    @ArgGroup(exclusive = false, multiplicity = "1")
+    PermissionSpec permission;
+
+    abstract void change(AuthAdmin auth, String role, Permission p);
+
+    @Override
+    int run(ShaleClient client, Output out) {
+      change(client.auth(), role, permission.build());
+      out.line("OK");
+      return Shalectl.OK;
+    }
+  }
+
   @Command(
       name = "whoami",
       mixinStandardHelpOptions = true,
@@ -137,15 +188,10 @@ final class AuthCommands {
     }
 
     @Command(name = "delete", mixinStandardHelpOptions = true, description = "Deletes a user.")
-    static final class Delete extends ClientCommand {
-      @Parameters(index = "0", paramLabel = "NAME")
-      String name;
-
+    static final class Delete extends NamedChange {
       @Override
-      int run(ShaleClient client, Output out) {
-        client.auth().deleteUser(name);
-        out.line("OK");
-        return Shalectl.OK;
+      void change(AuthAdmin auth, String name) {
+        auth.deleteUser(name);
       }
     }
 
@@ -172,18 +218,10 @@ final class AuthCommands {
         name = "grant-role",
         mixinStandardHelpOptions = true,
         description = "Gives a user a role.")
-    static final class GrantRole extends ClientCommand {
-      @Parameters(index = "0", paramLabel = "USER")
-      String user;
-
-      @Parameters(index = "1", paramLabel = "ROLE")
-      String role;
-
+    static final class GrantRole extends UserRoleChange {
       @Override
-      int run(ShaleClient client, Output out) {
-        client.auth().grantRole(user, role);
-        out.line("OK");
-        return Shalectl.OK;
+      void change(AuthAdmin auth, String user, String role) {
+        auth.grantRole(user, role);
       }
     }
 
@@ -191,18 +229,10 @@ final class AuthCommands {
         name = "revoke-role",
         mixinStandardHelpOptions = true,
         description = "Takes a role from a user.")
-    static final class RevokeRole extends ClientCommand {
-      @Parameters(index = "0", paramLabel = "USER")
-      String user;
-
-      @Parameters(index = "1", paramLabel = "ROLE")
-      String role;
-
+    static final class RevokeRole extends UserRoleChange {
       @Override
-      int run(ShaleClient client, Output out) {
-        client.auth().revokeRole(user, role);
-        out.line("OK");
-        return Shalectl.OK;
+      void change(AuthAdmin auth, String user, String role) {
+        auth.revokeRole(user, role);
       }
     }
   }
@@ -308,15 +338,10 @@ final class AuthCommands {
         name = "add",
         mixinStandardHelpOptions = true,
         description = "Adds a role (no permissions yet).")
-    static final class Add extends ClientCommand {
-      @Parameters(index = "0", paramLabel = "NAME")
-      String name;
-
+    static final class Add extends NamedChange {
       @Override
-      int run(ShaleClient client, Output out) {
-        client.auth().addRole(name);
-        out.line("OK");
-        return Shalectl.OK;
+      void change(AuthAdmin auth, String name) {
+        auth.addRole(name);
       }
     }
 
@@ -324,15 +349,10 @@ final class AuthCommands {
         name = "delete",
         mixinStandardHelpOptions = true,
         description = "Deletes a role and takes it from every user who has it.")
-    static final class Delete extends ClientCommand {
-      @Parameters(index = "0", paramLabel = "NAME")
-      String name;
-
+    static final class Delete extends NamedChange {
       @Override
-      int run(ShaleClient client, Output out) {
-        client.auth().deleteRole(name);
-        out.line("OK");
-        return Shalectl.OK;
+      void change(AuthAdmin auth, String name) {
+        auth.deleteRole(name);
       }
     }
 
@@ -340,18 +360,10 @@ final class AuthCommands {
         name = "grant",
         mixinStandardHelpOptions = true,
         description = "Grants a role a permission.")
-    static final class Grant extends ClientCommand {
-      @Parameters(index = "0", paramLabel = "ROLE")
-      String role;
-
-      @ArgGroup(exclusive = false, multiplicity = "1")
-      PermissionSpec permission;
-
+    static final class Grant extends PermissionChange {
       @Override
-      int run(ShaleClient client, Output out) {
-        client.auth().grantPermission(role, permission.build());
-        out.line("OK");
-        return Shalectl.OK;
+      void change(AuthAdmin auth, String role, Permission p) {
+        auth.grantPermission(role, p);
       }
     }
 
@@ -359,18 +371,10 @@ final class AuthCommands {
         name = "revoke",
         mixinStandardHelpOptions = true,
         description = "Revokes a permission of a role (give it as granted).")
-    static final class Revoke extends ClientCommand {
-      @Parameters(index = "0", paramLabel = "ROLE")
-      String role;
-
-      @ArgGroup(exclusive = false, multiplicity = "1")
-      PermissionSpec permission;
-
+    static final class Revoke extends PermissionChange {
       @Override
-      int run(ShaleClient client, Output out) {
-        client.auth().revokePermission(role, permission.build());
-        out.line("OK");
-        return Shalectl.OK;
+      void change(AuthAdmin auth, String role, Permission p) {
+        auth.revokePermission(role, p);
       }
     }
   }

@@ -93,7 +93,7 @@ public final class ClusterBench {
           System.out.println(
               "usage: cluster-bench [--seconds S] [--warmup-seconds S] "
                   + "[--jit-warmup-seconds S] [--sizes B,B] [--concurrency N,N] "
-                  + "[--systems shale,etcd] [--dir DIR] "
+                  + "[--systems shale,shale-tls,etcd] [--dir DIR] "
                   + "[--out PREFIX] [--quick]");
           return;
         }
@@ -112,9 +112,11 @@ public final class ClusterBench {
       try (KvTarget target =
           switch (system) {
             case "shale" -> new ShaleTarget(data, "1g", channels(concurrency));
+            case "shale-tls" -> new ShaleTarget(data, "1g", channels(concurrency), true);
             case "etcd" -> new EtcdTarget(data, channels(concurrency));
             default ->
-                throw new IllegalArgumentException("unknown system " + system + " (shale, etcd)");
+                throw new IllegalArgumentException(
+                    "unknown system " + system + " (shale, shale-tls, etcd)");
           }) {
         if (target instanceof EtcdTarget e) {
           etcdVersion = e.version;
@@ -338,6 +340,36 @@ public final class ClusterBench {
               c.p99Ms(),
               e == null ? "-" : String.format(Locale.ROOT, "%.2f", e.p99Ms()),
               e == null ? "-" : String.format(Locale.ROOT, "%.2fx", e.p99Ms() / c.p99Ms())));
+    }
+    if (cells.stream().anyMatch(c -> c.system().equals("shale-tls"))) {
+      md.append(
+          "\nShale with TLS and users on (shale-tls: every port in TLS, the client presents the"
+              + " root user's certificate and every call is checked against its roles) vs Shale"
+              + " insecure (shale), same cells:\n\n");
+      md.append(
+          "| op | value | concurrency | insecure ops/s | TLS ops/s | TLS / insecure "
+              + "| insecure P50 | TLS P50 | insecure P99 | TLS P99 |\n");
+      md.append("|---|---|---|---|---|---|---|---|---|---|\n");
+      for (Cell t : cells) {
+        Cell p = byKey.get("shale/" + t.op() + "/" + t.valueBytes() + "/" + t.concurrency());
+        if (!t.system().equals("shale-tls") || p == null) {
+          continue;
+        }
+        md.append(
+            String.format(
+                Locale.ROOT,
+                "| %s | %s | %d | %.0f | %.0f | %.2fx | %.2f | %.2f | %.2f | %.2f |%n",
+                t.op().equals("get") ? "linearizable get" : "put",
+                size(t.valueBytes()),
+                t.concurrency(),
+                p.opsPerSecond(),
+                t.opsPerSecond(),
+                t.opsPerSecond() / p.opsPerSecond(),
+                p.p50Ms(),
+                t.p50Ms(),
+                p.p99Ms(),
+                t.p99Ms()));
+      }
     }
     long errors = cells.stream().mapToLong(Cell::errors).sum();
     md.append("\nFailed calls (not in the figures): ").append(errors).append(".\n");

@@ -2,6 +2,8 @@ package io.shale.ops.cluster;
 
 import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.shale.client.proto.ClusterGrpc;
 import io.shale.client.proto.GetRequest;
 import io.shale.client.proto.GetResponse;
@@ -10,6 +12,7 @@ import io.shale.client.proto.ListMembersRequest;
 import io.shale.client.proto.Member;
 import io.shale.client.proto.MembersResponse;
 import io.shale.client.proto.PutRequest;
+import io.shale.node.transport.ClusterCertificates;
 import io.shale.node.transport.NodeChannels;
 import io.shale.ops.Directories;
 import java.io.IOException;
@@ -17,9 +20,12 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import javax.net.ssl.SSLException;
 
 /**
  * Three Shale nodes as child JVMs (io.shale.node.server.NodeMain, default configuration: the Raft
@@ -36,10 +42,31 @@ final class ShaleTarget implements KvTarget {
   private int restarts;
 
   ShaleTarget(Path dir, String heap, int channelCount) throws Exception {
+    this(dir, heap, channelCount, false);
+  }
+
+  /**
+   * @param tls whether the nodes run with [tls] (and so check callers: the clients connect as the
+   *     user root with its certificate) or insecure, as the plaintext etcd they are compared with
+   */
+  ShaleTarget(Path dir, String heap, int channelCount, boolean tls) throws Exception {
     this.dir = dir;
     Directories.deleteRecursively(dir); // a run that was killed leaves its data behind
     Files.createDirectories(dir);
     String[] ids = {"n1", "n2", "n3"};
+    Path certs = dir.resolve("certs");
+    String tlsSection = "";
+    Function<String, ManagedChannel> open = hp -> NodeChannels.open(hp, 32 << 20);
+    if (tls) {
+      ClusterCertificates.ensure(
+          certs,
+          List.of(ids),
+          List.of("root"),
+          List.of("127.0.0.1", "localhost"),
+          Duration.ofDays(1),
+          false);
+      open = hp -> tlsChannel(hp, certs);
+    }
     StringBuilder peers = new StringBuilder();
     for (int i = 0; i < 3; i++) {
       raft[i] = "127.0.0.1:" + LocalProcesses.freePort();
@@ -61,10 +88,20 @@ final class ShaleTarget implements KvTarget {
           "[node]\nid = \""
               + ids[i]
               + "\"\ncluster = \"bench\"\n"
+              + (tls ? "" : "insecure = true\n")
               + "data_dir = \""
               + dir.resolve(ids[i])
               + "\"\n\n"
-              + peers);
+              + peers
+              + (tls
+                  ? "[tls]\nca_file = \""
+                      + certs.resolve("ca.pem")
+                      + "\"\ncert_file = \""
+                      + certs.resolve(ids[i] + ".pem")
+                      + "\"\nkey_file = \""
+                      + certs.resolve(ids[i] + "-key.pem")
+                      + "\"\n"
+                  : ""));
       List<String> command = new ArrayList<>(List.of(java, "-Xmx" + heap));
       String extra = System.getenv("SHALE_NODE_JAVA_OPTS"); // e.g. GC or diagnostics options
       if (extra != null && !extra.isBlank()) {
@@ -88,8 +125,8 @@ final class ShaleTarget implements KvTarget {
       LocalProcesses.awaitLine(
           started.get(i), dir.resolve(ids[i] + ".log"), l -> l.startsWith("ready "), 120);
     }
-    String leader = leaderApiAddress(api[0]);
-    stubs = new StubPool<>(leader, channelCount, KVGrpc::newBlockingStub);
+    String leader = leaderApiAddress(open.apply(api[0]));
+    stubs = new StubPool<>(leader, channelCount, KVGrpc::newBlockingStub, open);
   }
 
   /** The nodes' KV API addresses, n1 to n3. */
@@ -151,8 +188,25 @@ final class ShaleTarget implements KvTarget {
     return out;
   }
 
-  private static String leaderApiAddress(String any) throws InterruptedException {
-    ManagedChannel ch = NodeChannels.open(any);
+  /** A channel to {@code hostPort} in TLS, as the user root with its client certificate. */
+  private static ManagedChannel tlsChannel(String hostPort, Path certs) {
+    try {
+      return NettyChannelBuilder.forTarget(hostPort)
+          .sslContext(
+              GrpcSslContexts.forClient()
+                  .trustManager(certs.resolve("ca.pem").toFile())
+                  .keyManager(
+                      ClusterCertificates.clientCertificate(certs, "root").toFile(),
+                      ClusterCertificates.clientKey(certs, "root").toFile())
+                  .build())
+          .maxInboundMessageSize(32 << 20)
+          .build();
+    } catch (SSLException e) {
+      throw new IllegalStateException("cannot build the TLS context of " + certs, e);
+    }
+  }
+
+  private static String leaderApiAddress(ManagedChannel ch) throws InterruptedException {
     try {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
       while (System.nanoTime() < deadline) {

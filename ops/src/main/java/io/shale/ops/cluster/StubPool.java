@@ -16,10 +16,19 @@ final class StubPool<S> implements AutoCloseable {
   private final List<S> stubs = new ArrayList<>();
   private final AtomicInteger next = new AtomicInteger();
 
-  /** {@code connections} channels to {@code hostPort}, each with a stub made by {@code stub}. */
+  /** {@code connections} plaintext channels to {@code hostPort}, each with a stub. */
   StubPool(String hostPort, int connections, Function<ManagedChannel, S> stub) {
+    this(hostPort, connections, stub, hp -> NodeChannels.open(hp, 32 << 20));
+  }
+
+  /** {@code connections} channels opened by {@code open}, each with a stub made by {@code stub}. */
+  StubPool(
+      String hostPort,
+      int connections,
+      Function<ManagedChannel, S> stub,
+      Function<String, ManagedChannel> open) {
     for (int i = 0; i < connections; i++) {
-      ManagedChannel ch = NodeChannels.open(hostPort, 32 << 20);
+      ManagedChannel ch = open.apply(hostPort);
       channels.add(ch);
       stubs.add(stub.apply(ch));
     }

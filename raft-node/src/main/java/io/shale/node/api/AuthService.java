@@ -257,26 +257,16 @@ public final class AuthService extends AuthGrpc.AuthImplBase {
 
   @Override
   public void userGrantRole(UserRoleRequest req, StreamObserver<AuthChangeResponse> out) {
-    answer(
-        out,
-        () ->
-            changed(
-                AuthChange.newBuilder()
-                    .setUserGrantRole(
-                        UserRole.newBuilder().setUser(req.getName()).setRole(req.getRole()))
-                    .build()));
+    answer(out, () -> changed(AuthChange.newBuilder().setUserGrantRole(userRole(req)).build()));
   }
 
   @Override
   public void userRevokeRole(UserRoleRequest req, StreamObserver<AuthChangeResponse> out) {
-    answer(
-        out,
-        () ->
-            changed(
-                AuthChange.newBuilder()
-                    .setUserRevokeRole(
-                        UserRole.newBuilder().setUser(req.getName()).setRole(req.getRole()))
-                    .build()));
+    answer(out, () -> changed(AuthChange.newBuilder().setUserRevokeRole(userRole(req)).build()));
+  }
+
+  private static UserRole userRole(UserRoleRequest req) {
+    return UserRole.newBuilder().setUser(req.getName()).setRole(req.getRole()).build();
   }
 
   @Override
@@ -315,31 +305,20 @@ public final class AuthService extends AuthGrpc.AuthImplBase {
   @Override
   public void roleGrantPermission(
       RolePermissionRequest req, StreamObserver<AuthChangeResponse> out) {
-    answer(
-        out,
-        () ->
-            changed(
-                AuthChange.newBuilder()
-                    .setRoleGrant(
-                        RolePermission.newBuilder()
-                            .setRole(req.getRole())
-                            .setPermission(stored(req.getPermission())))
-                    .build()));
+    answer(out, () -> changed(AuthChange.newBuilder().setRoleGrant(rolePermission(req)).build()));
   }
 
   @Override
   public void roleRevokePermission(
       RolePermissionRequest req, StreamObserver<AuthChangeResponse> out) {
-    answer(
-        out,
-        () ->
-            changed(
-                AuthChange.newBuilder()
-                    .setRoleRevoke(
-                        RolePermission.newBuilder()
-                            .setRole(req.getRole())
-                            .setPermission(stored(req.getPermission())))
-                    .build()));
+    answer(out, () -> changed(AuthChange.newBuilder().setRoleRevoke(rolePermission(req)).build()));
+  }
+
+  private static RolePermission rolePermission(RolePermissionRequest req) {
+    return RolePermission.newBuilder()
+        .setRole(req.getRole())
+        .setPermission(stored(req.getPermission()))
+        .build();
   }
 
   @Override

@@ -310,7 +310,8 @@ public final class LocalCluster implements AutoCloseable {
         .append("data_dir = \"")
         .append(c.dataDir())
         .append("\"\n")
-        .append("http_address = \"127.0.0.1:0\"\n\n");
+        .append("http_address = \"127.0.0.1:0\"\n")
+        .append(c.tls() == null ? "insecure = true\n\n" : "\n");
     for (NodeConfig.Peer p : c.peers()) {
       t.append("[[peers]]\nid = \"")
           .append(p.id())

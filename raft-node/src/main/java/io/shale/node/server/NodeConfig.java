@@ -46,12 +46,17 @@ public record NodeConfig(
     EngineOptions engine,
     PeerTls.Files tls,
     Duration tokenTtl,
-    Audit audit) {
+    Audit audit,
+    boolean insecure) {
 
   /** How long a token from Auth.Authenticate is valid unless {@code auth.token_ttl} says. */
   public static final Duration DEFAULT_TOKEN_TTL = Duration.ofMinutes(10);
 
-  /** As the canonical constructor, with tokens valid for {@link #DEFAULT_TOKEN_TTL}. */
+  /**
+   * As the canonical constructor, with tokens valid for {@link #DEFAULT_TOKEN_TTL}, the default
+   * audit log, and insecure exactly when {@code tls} is null (a configuration built in code says
+   * what it means; one read from TOML must say {@code insecure = true} itself).
+   */
   public NodeConfig(
       String id,
       String cluster,
@@ -77,7 +82,8 @@ public record NodeConfig(
         engine,
         tls,
         DEFAULT_TOKEN_TTL,
-        Audit.defaults());
+        Audit.defaults(),
+        tls == null);
   }
 
   /**
@@ -92,6 +98,10 @@ public record NodeConfig(
 
   public NodeConfig {
     peers = List.copyOf(peers);
+    if (insecure && tls != null) {
+      throw new IllegalArgumentException(
+          "node.insecure = true and [tls] are both set: a node either speaks TLS or not");
+    }
     if (peers.stream().noneMatch(p -> p.id().equals(id))) {
       throw new IllegalArgumentException(
           "node.id \""
@@ -238,7 +248,14 @@ public record NodeConfig(
   static final Map<String, List<String>> KEYS =
       Map.of(
           "node",
-          List.of("id", "cluster", "data_dir", "raft_address", "api_address", "http_address"),
+          List.of(
+              "id",
+              "cluster",
+              "data_dir",
+              "raft_address",
+              "api_address",
+              "http_address",
+              "insecure"),
           "raft",
           List.of(
               "election_timeout",
@@ -271,7 +288,7 @@ public record NodeConfig(
               "max_inflight_write_bytes",
               "handler_threads"),
           "tls",
-          List.of("ca_file", "cert_file", "key_file", "peer_common_name"),
+          List.of("ca_file", "cert_file", "key_file", "peer_common_name", "reload_interval"),
           "auth",
           List.of("token_ttl"),
           "audit",
@@ -423,7 +440,8 @@ public record NodeConfig(
         v.duration("auth.token_ttl", DEFAULT_TOKEN_TTL),
         new Audit(
             v.size("audit.max_file_size", Audit.defaults().maxFileBytes()),
-            (int) v.between("audit.max_files", Audit.defaults().maxFiles(), 1, 1000)));
+            (int) v.between("audit.max_files", Audit.defaults().maxFiles(), 1, 1000)),
+        v.bool("node.insecure", false));
   }
 
   /** The {@code [tls]} files: all three or none. */
@@ -446,7 +464,8 @@ public record NodeConfig(
         base.resolve(ca).normalize(),
         base.resolve(cert).normalize(),
         base.resolve(key).normalize(),
-        peerName);
+        peerName,
+        v.duration("tls.reload_interval", PeerTls.Files.DEFAULT_RELOAD_INTERVAL));
   }
 
   private static List<Peer> peers(TomlParseResult toml) {
@@ -599,6 +618,20 @@ public record NodeConfig(
         throw new IllegalArgumentException(key + " must be a string, got " + o);
       }
       return s;
+    }
+
+    boolean bool(String key, boolean fallback) {
+      Object o = raw(key);
+      if (o == null) {
+        return fallback;
+      }
+      if (o instanceof Boolean b) {
+        return b;
+      }
+      if (o instanceof String s && (s.equals("true") || s.equals("false"))) {
+        return Boolean.parseBoolean(s);
+      }
+      throw new IllegalArgumentException(key + " must be true or false, got " + o);
     }
 
     String address(String key, String fallback) {

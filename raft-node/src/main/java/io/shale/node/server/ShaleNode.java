@@ -47,6 +47,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.ratis.client.RaftClient;
@@ -203,6 +204,7 @@ public final class ShaleNode implements AutoCloseable {
   private KvService kv;
   private HttpEndpoints http;
   private AuditLog auditLog;
+  private ScheduledExecutorService certificateWatch;
   private RaftMeters raftMeters;
   private RatisMetricsBridge ratisMetrics;
   private LeftoverSenders leftoverSenders;
@@ -315,11 +317,18 @@ public final class ShaleNode implements AutoCloseable {
    * checked before anything listens; null (and a warning) when the node is configured without it.
    */
   private static PeerTls peerTls(NodeConfig config) {
+    if (config.tls() == null && !config.insecure()) {
+      throw new IllegalArgumentException(
+          "[tls] is not set: set tls.ca_file, tls.cert_file and tls.key_file (shalectl cert makes"
+              + " them; docs/security.md), or node.insecure = true to serve every port in"
+              + " plaintext to anyone (trusted networks and tests only)");
+    }
     if (config.tls() == null) {
       LOG.warn(
-          "{}: the Raft port {} and the API port {} are plaintext: anyone who can reach the "
-              + "Raft port can append log entries. Set [tls] ca_file, cert_file and key_file "
-              + "for mutual TLS between nodes and TLS for clients.",
+          "{}: INSECURE (node.insecure = true): the Raft port {} and the API port {} are"
+              + " plaintext and check no caller: anyone who can reach the Raft port can append log"
+              + " entries, anyone who can reach the API port can read, write and administer. Set"
+              + " [tls] ca_file, cert_file and key_file instead.",
           config.id(),
           config.raftAddress(),
           config.apiAddress());
@@ -518,10 +527,53 @@ public final class ShaleNode implements AutoCloseable {
             replicas,
             config.raft().pressurePollInterval(),
             registry);
+    if (peerTls != null) {
+      certificateWatch =
+          Executors.newSingleThreadScheduledExecutor(
+              DaemonThreads.named(config.id() + "-certificate-watch"));
+      long every = Math.max(1, peerTls.files().reloadInterval().toMillis());
+      certificateWatch.scheduleWithFixedDelay(
+          this::reloadCertificates, every, every, TimeUnit.MILLISECONDS);
+    }
     if (config.httpAddress() != null) {
       http =
           new HttpEndpoints(
               config.httpAddress(), registry, this::refreshMeters, this::notReadyReason);
+    }
+  }
+
+  /** Takes changed certificate files (a rotation), or says why not and keeps the current ones. */
+  private void reloadCertificates() {
+    String outcome;
+    String detail;
+    try {
+      if (!peerTls.reloadIfChanged(Instant.now())) {
+        return;
+      }
+      outcome = "OK";
+      detail =
+          "serial " + peerTls.serialNumber().toString(16) + ", valid until " + peerTls.notAfter();
+      LOG.info("{}: reloaded its certificate: {}", config.id(), detail);
+    } catch (RuntimeException e) {
+      outcome = "FAILED_PRECONDITION";
+      detail = e.getMessage();
+      LOG.error(
+          "{}: certificate files changed but were not taken, keeping the current ones: {}",
+          config.id(),
+          e.getMessage());
+    }
+    AuditLog audit = auditLog;
+    if (audit != null) {
+      audit.record(
+          System.currentTimeMillis(),
+          new AuditLog.Entry(
+              "",
+              "none",
+              "",
+              "tls.reload",
+              peerTls.files().certFile().toString(),
+              outcome,
+              detail));
     }
   }
 
@@ -613,6 +665,11 @@ public final class ShaleNode implements AutoCloseable {
     return stateMachine;
   }
 
+  /** This node's TLS material ({@code [tls]}), or null when it runs insecure. */
+  public PeerTls peerTls() {
+    return peerTls;
+  }
+
   public PrometheusMeterRegistry registry() {
     return registry;
   }
@@ -621,6 +678,9 @@ public final class ShaleNode implements AutoCloseable {
   @Override
   public synchronized void close() throws IOException {
     divisionWatch.close();
+    if (certificateWatch != null) {
+      certificateWatch.shutdownNow();
+    }
     if (http != null) {
       http.close();
       http = null;

@@ -4,6 +4,7 @@ import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.netty.handler.ssl.ClientAuth;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContextBuilder;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SupportedCipherSuiteFilter;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.Reader;
@@ -22,6 +23,7 @@ import java.security.cert.CertificateFactory;
 import java.security.cert.PKIXParameters;
 import java.security.cert.TrustAnchor;
 import java.security.cert.X509Certificate;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
@@ -37,6 +39,7 @@ import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509ExtendedKeyManager;
 import javax.net.ssl.X509ExtendedTrustManager;
 import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
@@ -61,23 +64,67 @@ public final class PeerTls {
   /** The CN of node certificates unless {@code tls.peer_common_name} says otherwise. */
   public static final String DEFAULT_PEER_NAME = "shale-node";
 
-  /** TLS versions offered: 1.3 and 1.2 (with the JDK's default, modern cipher suites). */
+  /** TLS versions offered: 1.3 and 1.2. */
   static final List<String> PROTOCOLS = List.of("TLSv1.3", "TLSv1.2");
 
-  /** Where the PEM files are, as configured in {@code [tls]}. */
-  public record Files(Path caFile, Path certFile, Path keyFile, String peerName) {}
+  /**
+   * Cipher suites offered and accepted, on every port and channel: TLS 1.3's, and TLS 1.2's with
+   * ephemeral ECDH key exchange (forward secrecy) and an AEAD cipher (no CBC, no RSA key exchange),
+   * Mozilla's "intermediate" set.
+   */
+  static final List<String> CIPHERS =
+      List.of(
+          "TLS_AES_128_GCM_SHA256",
+          "TLS_AES_256_GCM_SHA384",
+          "TLS_CHACHA20_POLY1305_SHA256",
+          "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+          "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+          "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+          "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+          "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
+          "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256");
+
+  /**
+   * Where the PEM files are, as configured in {@code [tls]}, and how often they are looked at for a
+   * change ({@code tls.reload_interval}).
+   */
+  public record Files(
+      Path caFile, Path certFile, Path keyFile, String peerName, Duration reloadInterval) {
+    /** How often a node looks for new certificate files unless told otherwise. */
+    public static final Duration DEFAULT_RELOAD_INTERVAL = Duration.ofSeconds(5);
+
+    public Files(Path caFile, Path certFile, Path keyFile, String peerName) {
+      this(caFile, certFile, keyFile, peerName, DEFAULT_RELOAD_INTERVAL);
+    }
+
+    /** What identifies the files' contents now: each one's size and modification time. */
+    List<Object> stamp() {
+      List<Object> out = new ArrayList<>();
+      for (Path p : List.of(caFile, certFile, keyFile)) {
+        try {
+          out.add(java.nio.file.Files.size(p));
+          out.add(java.nio.file.Files.getLastModifiedTime(p));
+        } catch (IOException missing) {
+          out.add(missing.getClass().getName());
+        }
+      }
+      return out;
+    }
+  }
+
+  /** What one read of the files gave: the chain, its key, the CA, and managers over them. */
+  private record Material(
+      List<Object> stamp,
+      X509Certificate[] chain,
+      X509ExtendedKeyManager keys,
+      X509ExtendedTrustManager authorities) {}
 
   private final Files files;
-  private final X509Certificate[] chain;
-  private final PrivateKey key;
-  private final List<X509Certificate> authorities;
+  private volatile Material material;
 
-  private PeerTls(
-      Files files, X509Certificate[] chain, PrivateKey key, List<X509Certificate> authorities) {
+  private PeerTls(Files files, Material material) {
     this.files = files;
-    this.chain = chain;
-    this.key = key;
-    this.authorities = authorities;
+    this.material = material;
   }
 
   /**
@@ -87,6 +134,42 @@ public final class PeerTls {
    * @throws IllegalArgumentException naming the {@code tls.*} key and the file at fault
    */
   public static PeerTls load(Files files, Instant now) {
+    return new PeerTls(files, read(files, now));
+  }
+
+  /**
+   * Reads the files again if they changed since they were last read, and from then on presents and
+   * trusts what they hold: new handshakes use it, connections already open keep theirs. Files that
+   * do not pass {@link #load}'s checks (one half-written, a key that is not the certificate's)
+   * change nothing and are read again once they change again.
+   *
+   * @return true when new files were taken
+   * @throws IllegalArgumentException naming the file at fault when changed files do not pass
+   */
+  public boolean reloadIfChanged(Instant now) {
+    if (files.stamp().equals(material.stamp())) {
+      return false;
+    }
+    Material fresh;
+    try {
+      fresh = read(files, now);
+    } catch (IllegalArgumentException e) {
+      // Not again until the files change once more.
+      material =
+          new Material(files.stamp(), material.chain(), material.keys(), material.authorities());
+      throw e;
+    }
+    material = fresh;
+    return true;
+  }
+
+  /** The files as configured. */
+  public Files files() {
+    return files;
+  }
+
+  private static Material read(Files files, Instant now) {
+    List<Object> stamp = files.stamp();
     List<X509Certificate> authorities = certificates("tls.ca_file", files.caFile());
     List<X509Certificate> chain = certificates("tls.cert_file", files.certFile());
     PrivateKey key = privateKey("tls.key_file", files.keyFile());
@@ -128,7 +211,9 @@ public final class PeerTls {
               + files.peerName()
               + "\" (tls.peer_common_name)");
     }
-    return new PeerTls(files, chain.toArray(new X509Certificate[0]), key, authorities);
+    X509Certificate[] certs = chain.toArray(new X509Certificate[0]);
+    return new Material(
+        stamp, certs, keyManager(files, key, certs), caTrustManager(files, authorities));
   }
 
   /** The CN every peer's certificate must carry. */
@@ -138,7 +223,12 @@ public final class PeerTls {
 
   /** When this node's certificate expires. */
   public Instant notAfter() {
-    return chain[0].getNotAfter().toInstant();
+    return material.chain()[0].getNotAfter().toInstant();
+  }
+
+  /** The serial number of this node's certificate, as now presented. */
+  public java.math.BigInteger serialNumber() {
+    return material.chain()[0].getSerialNumber();
   }
 
   /**
@@ -151,18 +241,29 @@ public final class PeerTls {
         .setTrustManager(trustManager())
         .setMutualTls(true)
         .setProtocols(PROTOCOLS)
+        .setCipherSuites(CIPHERS)
         .build();
   }
 
-  /** Presents this node's certificate. */
+  /** Presents this node's certificate: the one last read, at each handshake. */
   KeyManager keyManager() {
+    return new CurrentKeys(() -> material.keys());
+  }
+
+  private static X509ExtendedKeyManager keyManager(
+      Files files, PrivateKey key, X509Certificate[] chain) {
     try {
       KeyStore store = KeyStore.getInstance("PKCS12");
       store.load(null, null);
       store.setKeyEntry("node", key, new char[0], chain);
       KeyManagerFactory f = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
       f.init(store, new char[0]);
-      return f.getKeyManagers()[0];
+      for (KeyManager k : f.getKeyManagers()) {
+        if (k instanceof X509ExtendedKeyManager x) {
+          return x;
+        }
+      }
+      throw new IllegalStateException("the JDK offers no X509ExtendedKeyManager");
     } catch (GeneralSecurityException | IOException e) {
       throw new IllegalStateException("cannot build a key manager for " + files.certFile(), e);
     }
@@ -183,6 +284,7 @@ public final class PeerTls {
           .trustManager(caTrustManager())
           .clientAuth(ClientAuth.OPTIONAL)
           .protocols(PROTOCOLS)
+          .ciphers(CIPHERS, SupportedCipherSuiteFilter.INSTANCE)
           .build();
     } catch (SSLException e) {
       throw new IllegalStateException("cannot build the API port's TLS context", e);
@@ -196,14 +298,20 @@ public final class PeerTls {
           .keyManager(keyManager())
           .trustManager(trustManager())
           .protocols(PROTOCOLS)
+          .ciphers(CIPHERS, SupportedCipherSuiteFilter.INSTANCE)
           .build();
     } catch (SSLException e) {
       throw new IllegalStateException("cannot build the TLS context of peer channels", e);
     }
   }
 
-  /** Trusts certificates that chain to the CA. */
+  /** Trusts certificates that chain to the CA: the one last read, at each handshake. */
   private X509ExtendedTrustManager caTrustManager() {
+    return new CurrentTrust(() -> material.authorities());
+  }
+
+  private static X509ExtendedTrustManager caTrustManager(
+      Files files, List<X509Certificate> authorities) {
     try {
       KeyStore store = KeyStore.getInstance("PKCS12");
       store.load(null, null);

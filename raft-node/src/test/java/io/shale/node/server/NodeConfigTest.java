@@ -171,16 +171,51 @@ class NodeConfigTest {
         .hasMessageContaining("tls.ca_file, tls.cert_file and tls.key_file go together");
   }
 
+  /**
+   * Plaintext is a choice written down: insecure is off unless set, cannot be combined with [tls],
+   * and a node with neither refuses to start, saying what to set.
+   */
+  @Test
+  void plaintextMustBeChosenExplicitly() throws Exception {
+    assertThat(NodeConfig.parse(MINIMAL, List.of(), Path.of("/srv")).insecure()).isFalse();
+    assertThat(NodeConfig.parse(MINIMAL, List.of("node.insecure=true"), Path.of("/srv")).insecure())
+        .isTrue();
+    assertThatThrownBy(
+            () ->
+                NodeConfig.parse(
+                    MINIMAL,
+                    List.of(
+                        "node.insecure=true",
+                        "tls.ca_file=ca.pem",
+                        "tls.cert_file=a.pem",
+                        "tls.key_file=a-key.pem"),
+                    Path.of("/srv")))
+        .hasMessageContaining("node.insecure = true and [tls] are both set");
+    assertThatThrownBy(
+            () -> NodeConfig.parse(MINIMAL, List.of("node.insecure=maybe"), Path.of("/srv")))
+        .hasMessageContaining("node.insecure must be true or false");
+    NodeConfig neither =
+        NodeConfig.parse(
+            MINIMAL,
+            List.of("node.data_dir=" + java.nio.file.Files.createTempDirectory("neither")),
+            Path.of("/srv"));
+    assertThatThrownBy(() -> io.shale.node.server.ShaleNode.start(neither))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("[tls] is not set")
+        .hasMessageContaining("node.insecure = true");
+  }
+
   @Test
   void theSampleFileDocumentsEveryKey() throws Exception {
     String sample = java.nio.file.Files.readString(SAMPLE);
-    for (String table : List.of("raft", "limits")) {
+    for (String table : List.of("raft", "limits", "auth", "audit")) {
       for (String key : NodeConfig.KEYS.get(table)) {
         assertThat(sample)
             .as("ops/config/node.toml documents %s.%s", table, key)
             .containsPattern("(?m)^" + key + " = ");
       }
     }
+    assertThat(sample).containsPattern("(?m)^# insecure = true$");
     for (String key : NodeConfig.KEYS.get("tls")) {
       assertThat(sample)
           .as("ops/config/node.toml documents tls.%s (commented: no certificates ship)", key)
