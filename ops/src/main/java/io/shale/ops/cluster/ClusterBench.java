@@ -19,6 +19,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -48,7 +49,8 @@ public final class ClusterBench {
       long ops,
       double seconds,
       Histogram latency,
-      long errors) {
+      long errors,
+      CpuUsage.PerOp cpu) {
     double opsPerSecond() {
       return ops / seconds;
     }
@@ -141,6 +143,12 @@ public final class ClusterBench {
       }
     }
     write(out, cells, seconds, warmup, started, etcdVersion);
+  }
+
+  private static void waitUntil(long nanoTime) {
+    for (long left; (left = nanoTime - System.nanoTime()) > 0; ) {
+      LockSupport.parkNanos(left);
+    }
   }
 
   private static int channels(int[] concurrency) {
@@ -245,6 +253,11 @@ public final class ClusterBench {
               "bench-" + t);
       threads[t].start();
     }
+    // CPU over exactly the measured window.
+    waitUntil(measureFrom);
+    CpuUsage.Sample cpuFrom = CpuUsage.sample(target.servers());
+    waitUntil(end);
+    CpuUsage.Sample cpuTo = CpuUsage.sample(target.servers());
     for (Thread t : threads) {
       t.join();
     }
@@ -254,7 +267,17 @@ public final class ClusterBench {
       all.add(latencies[t]);
       ops += counts[t];
     }
-    Cell c = new Cell(system, op, size, concurrency, ops, seconds, all, errors.get());
+    Cell c =
+        new Cell(
+            system,
+            op,
+            size,
+            concurrency,
+            ops,
+            seconds,
+            all,
+            errors.get(),
+            CpuUsage.between(cpuFrom, cpuTo, ops, target.leaderIndex()));
     System.out.printf(
         Locale.ROOT,
         "cluster-bench: %-5s %-3s %6d B x%-3d %9.0f ops/s  P50 %7.2f ms"
@@ -301,12 +324,13 @@ public final class ClusterBench {
     StringBuilder csv =
         new StringBuilder(
             "system,op,value_bytes,concurrency,ops,seconds,"
-                + "ops_per_second,p50_ms,p99_ms,p999_ms,max_ms,errors\n");
+                + "ops_per_second,p50_ms,p99_ms,p999_ms,max_ms,errors,"
+                + "server_cpu_ms_per_1k,leader_cpu_ms_per_1k,client_cpu_ms_per_1k,host_idle_pct\n");
     for (Cell c : cells) {
       csv.append(
           String.format(
               Locale.ROOT,
-              "%s,%s,%d,%d,%d,%.1f,%.1f,%.3f,%.3f,%.3f,%.3f,%d%n",
+              "%s,%s,%d,%d,%d,%.1f,%.1f,%.3f,%.3f,%.3f,%.3f,%d,%.1f,%.1f,%.1f,%.1f%n",
               c.system(),
               c.op(),
               c.valueBytes(),
@@ -318,7 +342,11 @@ public final class ClusterBench {
               c.p99Ms(),
               c.latency().getValueAtPercentile(99.9) / 1e6,
               c.latency().getMaxValue() / 1e6,
-              c.errors()));
+              c.errors(),
+              c.cpu().serversMs(),
+              c.cpu().leaderMs(),
+              c.cpu().clientMs(),
+              c.cpu().hostIdlePercent()));
       if (!c.system().equals("shale")) {
         continue;
       }
@@ -370,6 +398,25 @@ public final class ClusterBench {
                 p.p99Ms(),
                 t.p99Ms()));
       }
+    }
+    md.append(
+        "\nCPU-ms per 1,000 operations in the measured window (servers: the three processes"
+            + " together; leader: the one the client calls), and the host's idle CPU:\n\n");
+    md.append("| system | op | value | concurrency | servers | leader | client | host idle |\n");
+    md.append("|---|---|---|---|---|---|---|---|\n");
+    for (Cell c : cells) {
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %s | %s | %d | %.0f | %.0f | %.0f | %.0f%% |%n",
+              c.system(),
+              c.op(),
+              size(c.valueBytes()),
+              c.concurrency(),
+              c.cpu().serversMs(),
+              c.cpu().leaderMs(),
+              c.cpu().clientMs(),
+              c.cpu().hostIdlePercent()));
     }
     long errors = cells.stream().mapToLong(Cell::errors).sum();
     md.append("\nFailed calls (not in the figures): ").append(errors).append(".\n");

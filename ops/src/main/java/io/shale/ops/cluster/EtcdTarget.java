@@ -26,6 +26,8 @@ import java.util.regex.Pattern;
  */
 final class EtcdTarget implements KvTarget {
   private final LocalProcesses processes = new LocalProcesses();
+  private final List<Process> started = new ArrayList<>();
+  private int leaderIndex = -1;
   private final Path dir;
   private final StubPool<KVGrpc.KVBlockingStub> stubs;
   final String version;
@@ -43,7 +45,6 @@ final class EtcdTarget implements KvTarget {
       peer[i] = "http://127.0.0.1:" + LocalProcesses.freePort();
       cluster.append(i == 0 ? "" : ",").append(names[i]).append('=').append(peer[i]);
     }
-    List<Process> started = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       started.add(
           processes.start(
@@ -87,8 +88,19 @@ final class EtcdTarget implements KvTarget {
           60);
     }
     String leader = leaderEndpoint(String.join(",", client));
+    leaderIndex = java.util.Arrays.asList(client).indexOf(leader);
     version = run(List.of("etcd", "--version")).lines().findFirst().orElse("etcd");
     stubs = new StubPool<>(leader.replace("http://", ""), channelCount, KVGrpc::newBlockingStub);
+  }
+
+  @Override
+  public List<Process> servers() {
+    return List.copyOf(started);
+  }
+
+  @Override
+  public int leaderIndex() {
+    return leaderIndex;
   }
 
   private static final Pattern STATUS =

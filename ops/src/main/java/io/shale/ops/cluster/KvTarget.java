@@ -7,6 +7,16 @@ interface KvTarget extends AutoCloseable {
   /** A linearizable read; returns the value's length, or -1 if the key is absent. */
   int get(byte[] key);
 
+  /** The server processes, for CPU accounting (empty: not known). */
+  default java.util.List<Process> servers() {
+    return java.util.List.of();
+  }
+
+  /** Which of {@link #servers} leads (-1: not known). */
+  default int leaderIndex() {
+    return -1;
+  }
+
   /** Frees what was started (processes, channels) and their data. */
   @Override
   void close();

@@ -40,6 +40,7 @@ final class ShaleTarget implements KvTarget {
   private final String[] raft = new String[3];
   private final List<List<String>> commands = new ArrayList<>();
   private int restarts;
+  private int leaderIndex = -1;
 
   ShaleTarget(Path dir, String heap, int channelCount) throws Exception {
     this(dir, heap, channelCount, false);
@@ -126,12 +127,24 @@ final class ShaleTarget implements KvTarget {
           started.get(i), dir.resolve(ids[i] + ".log"), l -> l.startsWith("ready "), 120);
     }
     String leader = leaderApiAddress(open.apply(api[0]));
+    leaderIndex = List.of(api).indexOf(leader);
     stubs = new StubPool<>(leader, channelCount, KVGrpc::newBlockingStub, open);
   }
 
   /** The nodes' KV API addresses, n1 to n3. */
   List<String> apiAddresses() {
     return List.of(api);
+  }
+
+  @Override
+  public List<Process> servers() {
+    return List.copyOf(started);
+  }
+
+  /** The node the clients were pointed at, which led when the target started. */
+  @Override
+  public int leaderIndex() {
+    return leaderIndex;
   }
 
   /** The nodes' Raft addresses, n1 to n3. */

@@ -171,10 +171,13 @@ public final class AuthService extends AuthGrpc.AuthImplBase {
         out,
         () -> {
           StoredUser u = stateMachine.authState().user(req.getName());
-          // The same answer whether the user is missing or the password wrong.
-          if (u == null
-              || !u.hasPassword()
-              || !PasswordHashes.matches(req.getPassword(), u.getPassword())) {
+          // The same answer, after the same work, whether the user is missing, has no password
+          // or gave the wrong one: neither the reply nor its time tells user names apart.
+          boolean matches =
+              PasswordHashes.matches(
+                  req.getPassword(),
+                  u != null && u.hasPassword() ? u.getPassword() : PasswordHashes.DECOY);
+          if (u == null || !u.hasPassword() || !matches) {
             throw Status.UNAUTHENTICATED
                 .withDescription("wrong user name or password")
                 .asException();

@@ -26,7 +26,19 @@ public final class PasswordHashes {
   private static final int HASH_BITS = 512;
   private static final SecureRandom SALTS = new SecureRandom();
 
+  /**
+   * A hash no password matches in practice (of 32 random bytes), checked in place of a missing one
+   * so that an unknown user costs the same time as a wrong password.
+   */
+  public static final PasswordHash DECOY = decoy();
+
   private PasswordHashes() {}
+
+  private static PasswordHash decoy() {
+    byte[] secret = new byte[32];
+    SALTS.nextBytes(secret);
+    return hash(java.util.HexFormat.of().formatHex(secret));
+  }
 
   /** The hash of {@code password} under a new salt. */
   public static PasswordHash hash(String password) {
