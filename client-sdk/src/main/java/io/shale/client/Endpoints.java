@@ -43,6 +43,26 @@ final class Endpoints implements AutoCloseable {
     return preferred;
   }
 
+  /**
+   * The next endpoint in turn that has not failed recently (any, if all have): where reads go, so
+   * that they spread over every node.
+   */
+  int nextHealthy() {
+    int n = channels.size();
+    int start = Math.floorMod(turn.getAndIncrement(), n);
+    long now = System.nanoTime();
+    for (int k = 0; k < n; k++) {
+      int i = (start + k) % n;
+      if (failedAt[i] == 0 || now - failedAt[i] > FAILED_RECENTLY_NANOS) {
+        return i;
+      }
+    }
+    return start;
+  }
+
+  private final java.util.concurrent.atomic.AtomicInteger turn =
+      new java.util.concurrent.atomic.AtomicInteger();
+
   ManagedChannel channel(int endpoint) {
     return channels.get(endpoint);
   }

@@ -38,7 +38,8 @@ final class RetryingCall<T> {
       ThrottlePolicy throttle,
       ScheduledExecutorService timer,
       ClientMetrics metrics,
-      Runnable onEndpointFailure) {
+      Runnable onEndpointFailure,
+      boolean spreadReads) {
     /**
      * For requests that must not be repeated blindly (membership changes, or a compaction of "the
      * answering node", which a retry would send to another node): one attempt, which may take the
@@ -52,7 +53,8 @@ final class RetryingCall<T> {
           ThrottlePolicy.failFast(),
           timer,
           metrics,
-          onEndpointFailure);
+          onEndpointFailure,
+          spreadReads);
     }
   }
 
@@ -89,8 +91,23 @@ final class RetryingCall<T> {
     this.deadlineNanos = startNanos + s.deadline().toNanos();
   }
 
+  /** Whether attempts go to the endpoints in turn (a read that any node answers). */
+  private boolean anyEndpoint;
+
   static <T> CompletableFuture<T> start(Settings s, String operation, Rpc<T> rpc) {
     RetryingCall<T> c = new RetryingCall<>(s, operation, rpc);
+    c.watchdog();
+    c.attempt();
+    return c.result;
+  }
+
+  /**
+   * A read: with {@code spreadReads}, each attempt goes to the next healthy endpoint in turn (every
+   * node answers linearizable reads); else to the preferred one, as writes do.
+   */
+  static <T> CompletableFuture<T> startRead(Settings s, String operation, Rpc<T> rpc) {
+    RetryingCall<T> c = new RetryingCall<>(s, operation, rpc);
+    c.anyEndpoint = s.spreadReads();
     c.watchdog();
     c.attempt();
     return c.result;
@@ -145,7 +162,7 @@ final class RetryingCall<T> {
       return;
     }
     attempts++;
-    int endpoint = s.endpoints().preferred();
+    int endpoint = anyEndpoint ? s.endpoints().nextHealthy() : s.endpoints().preferred();
     long timeout = Math.min(remainingMillis, s.retry().attemptTimeout().toMillis());
     ListenableFuture<T> f;
     try {

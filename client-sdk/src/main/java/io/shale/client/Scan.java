@@ -129,7 +129,7 @@ public final class Scan implements Iterable<Entry> {
         b.setEnd(ByteString.copyFrom(to));
       }
       ScanRequest req = b.build();
-      return RetryingCall.start(
+      return RetryingCall.startRead(
           scan.settings,
           "scan",
           (ch, t) ->

@@ -107,7 +107,8 @@ public final class ShaleClient implements AutoCloseable {
             b.throttle,
             timer,
             new ClientMetrics(b.registry),
-            this::discoverLeader);
+            this::discoverLeader,
+            b.spreadReads);
     this.cluster = new ClusterAdmin(settings);
     this.auth = new AuthAdmin(settings);
     if (password != null) {
@@ -151,6 +152,7 @@ public final class ShaleClient implements AutoCloseable {
     private int maxMessageBytes = 32 << 20;
     private String user;
     private String password;
+    private boolean spreadReads = true;
 
     private Builder() {}
 
@@ -196,7 +198,16 @@ public final class ShaleClient implements AutoCloseable {
       return this;
     }
 
-    /** TLS for every channel (default: plaintext, as the server speaks today). */
+    /**
+     * Where reads go (default true): each get or scan page to the next healthy endpoint in turn, so
+     * that reads spread over every node (each answers linearizable reads itself, after a read index
+     * from the leader); false: to the leader, as writes always do.
+     */
+    public Builder spreadReads(boolean spread) {
+      this.spreadReads = spread;
+      return this;
+    }
+
     /**
      * Make calls as {@code user} with {@code password} (a token from Auth.Authenticate, renewed
      * before it expires), instead of as the user the client certificate names. Needs {@link #tls}:
@@ -208,6 +219,7 @@ public final class ShaleClient implements AutoCloseable {
       return this;
     }
 
+    /** TLS for every channel (default: plaintext; a secure cluster refuses it). */
     public Builder tls(TlsSettings t) {
       this.tls = t;
       return this;
@@ -260,7 +272,7 @@ public final class ShaleClient implements AutoCloseable {
             .setKey(ByteString.copyFrom(key))
             .setConsistency(wire(consistency))
             .build();
-    return RetryingCall.start(
+    return RetryingCall.startRead(
             settings,
             "get",
             (ch, t) ->

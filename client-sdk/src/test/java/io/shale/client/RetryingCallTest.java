@@ -41,7 +41,8 @@ class RetryingCallTest {
         ThrottlePolicy.failFast(),
         timer,
         new ClientMetrics(new SimpleMeterRegistry()),
-        () -> {});
+        () -> {},
+        true);
   }
 
   @Test

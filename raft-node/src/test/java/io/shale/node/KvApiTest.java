@@ -235,6 +235,30 @@ class KvApiTest {
         .isFalse();
   }
 
+  /**
+   * Followers answer linearizable reads themselves (a read index from the leader, then their own
+   * applied state): a read that starts after a write was acknowledged, on any node, sees it.
+   */
+  @Test
+  void everyNodeReadsEveryWriteAcknowledgedBeforeTheReadBegan() throws Exception {
+    String leader = cluster.leader();
+    List<String> followers = cluster.running().stream().filter(n -> !n.equals(leader)).toList();
+    for (int i = 0; i < 200; i++) {
+      ByteString key = ByteString.copyFromUtf8("read-your-write-" + (i % 7));
+      ByteString value = ByteString.copyFromUtf8("v" + i);
+      // Writes alternate between the leader and a follower (which forwards them).
+      String writer = i % 2 == 0 ? leader : followers.get(0);
+      PutResponse put = kv(writer).put(PutRequest.newBuilder().setKey(key).setValue(value).build());
+      for (String reader : List.of(followers.get(i % 2), leader)) {
+        GetResponse got = kv(reader).get(GetRequest.newBuilder().setKey(key).build());
+        assertThat(got.getValue()).as("read %d on %s", i, reader).isEqualTo(value);
+        assertThat(got.getHeader().getNodeId()).isEqualTo(reader);
+        assertThat(got.getHeader().getAppliedIndex())
+            .isGreaterThanOrEqualTo(put.getHeader().getAppliedIndex());
+      }
+    }
+  }
+
   @Test
   void aWriteRetriedWithItsRequestIdIsAppliedOnceEvenThroughAnotherNode() throws Exception {
     String f = follower();

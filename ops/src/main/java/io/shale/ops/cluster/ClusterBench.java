@@ -28,9 +28,11 @@ import org.HdrHistogram.Histogram;
  * {@code --seconds} of puts (random keys out of {@link #KEYS}, so values are overwritten) and then
  * {@code --seconds} of linearizable gets of keys loaded beforehand, each call timed into an
  * HdrHistogram after {@code --warmup-seconds}. Each system first gets {@code --jit-warmup-seconds}
- * of unmeasured puts and gets; clients call the leader; Shale runs all its cells, then etcd. Writes
- * OUT.md (throughput, P50, P99, Shale / etcd ratios) and OUT.csv; options: {@code --help}. Method:
- * docs/benchmarks.md, section "The cluster benchmark".
+ * of unmeasured puts and gets; puts go to the leader, gets to every member in turn (as Shale's SDK
+ * and etcd's clients send them); every cell runs {@code --repeats} times (passes over all cells),
+ * reported as the mean with each run's rate; Shale runs all its passes, then etcd. Writes OUT.md
+ * (throughput, P50, P99, Shale / etcd ratios, CPU per operation) and OUT.csv (one row per run);
+ * options: {@code --help}. Method: docs/benchmarks.md, section "The cluster benchmark".
  */
 public final class ClusterBench {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ClusterBench.class);
@@ -40,7 +42,7 @@ public final class ClusterBench {
 
   private ClusterBench() {}
 
-  /** One measured cell. */
+  /** One measured run of a cell. */
   record Cell(
       String system,
       String op,
@@ -68,6 +70,7 @@ public final class ClusterBench {
     double seconds = 10;
     double warmup = 2;
     double jitWarmup = 60;
+    int repeats = 2;
     int[] sizes = {256, 16 << 10, 64 << 10};
     int[] concurrency = {1, 16, 128};
     List<String> systems = List.of("shale", "etcd");
@@ -81,6 +84,7 @@ public final class ClusterBench {
             jitWarmup = Double.parseDouble(need(args, ++i, "--jit-warmup-seconds"));
         case "--sizes" -> sizes = ints(need(args, ++i, "--sizes"));
         case "--concurrency" -> concurrency = ints(need(args, ++i, "--concurrency"));
+        case "--repeats" -> repeats = Integer.parseInt(need(args, ++i, "--repeats"));
         case "--systems" -> systems = List.of(need(args, ++i, "--systems").split(","));
         case "--dir" -> dir = callerPath(need(args, ++i, "--dir"));
         case "--out" -> out = callerPath(need(args, ++i, "--out"));
@@ -90,11 +94,12 @@ public final class ClusterBench {
           jitWarmup = 5;
           sizes = new int[] {256, 16 << 10};
           concurrency = new int[] {1, 16};
+          repeats = 1;
         }
         case "-h", "--help" -> {
           System.out.println(
               "usage: cluster-bench [--seconds S] [--warmup-seconds S] "
-                  + "[--jit-warmup-seconds S] [--sizes B,B] [--concurrency N,N] "
+                  + "[--jit-warmup-seconds S] [--sizes B,B] [--concurrency N,N] [--repeats N] "
                   + "[--systems shale,shale-tls,etcd] [--dir DIR] "
                   + "[--out PREFIX] [--quick]");
           return;
@@ -131,13 +136,15 @@ public final class ClusterBench {
           run(system, "put", target, size, 16, 0, jitWarmup / sizes.length / 2);
           run(system, "get", target, size, 16, 0, jitWarmup / sizes.length / 2);
         }
-        for (int size : sizes) {
-          for (int c : concurrency) {
-            cells.add(run(system, "put", target, size, c, warmup, seconds));
-          }
-          load(target, size);
-          for (int c : concurrency) {
-            cells.add(run(system, "get", target, size, c, warmup, seconds));
+        for (int pass = 0; pass < repeats; pass++) {
+          for (int size : sizes) {
+            for (int c : concurrency) {
+              cells.add(run(system, "put", target, size, c, warmup, seconds));
+            }
+            load(target, size);
+            for (int c : concurrency) {
+              cells.add(run(system, "get", target, size, c, warmup, seconds));
+            }
           }
         }
       }
@@ -301,10 +308,20 @@ public final class ClusterBench {
       Instant started,
       String etcdVersion)
       throws IOException {
-    Map<String, Cell> byKey = new LinkedHashMap<>();
+    Map<String, List<Cell>> runs = new LinkedHashMap<>();
     for (Cell c : cells) {
-      byKey.put(c.system() + "/" + c.op() + "/" + c.valueBytes() + "/" + c.concurrency(), c);
+      runs.computeIfAbsent(
+              c.system() + "/" + c.op() + "/" + c.valueBytes() + "/" + c.concurrency(),
+              k -> new ArrayList<>())
+          .add(c);
     }
+    Map<String, Cell> byKey = new LinkedHashMap<>();
+    Map<String, String> spread = new LinkedHashMap<>();
+    runs.forEach(
+        (k, list) -> {
+          byKey.put(k, merged(list));
+          spread.put(k, spreadOf(list));
+        });
     StringBuilder md = new StringBuilder();
     md.append("Cluster benchmark, ")
         .append(started.truncatedTo(ChronoUnit.SECONDS))
@@ -316,25 +333,36 @@ public final class ClusterBench {
         .append(fmt(seconds))
         .append(" s per cell after ")
         .append(fmt(warmup))
-        .append(" s of warm-up; clients call " + "each cluster's leader. Latencies in ms.\n\n");
+        .append(" s of warm-up; puts to each cluster's leader, gets to every member in turn; ")
+        .append(runs.values().stream().mapToInt(List::size).max().orElse(1))
+        .append(
+            " runs per cell: ops/s is their mean, each run's rate in brackets, and latencies are"
+                + " over all runs. Latencies in ms.\n\n");
     md.append(
         "| op | value | concurrency | Shale ops/s | etcd ops/s | Shale / etcd | Shale P50 "
             + "| etcd P50 | Shale P99 | etcd P99 | P99 etcd / Shale |\n");
     md.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
     StringBuilder csv =
         new StringBuilder(
-            "system,op,value_bytes,concurrency,ops,seconds,"
+            "system,op,value_bytes,concurrency,run,ops,seconds,"
                 + "ops_per_second,p50_ms,p99_ms,p999_ms,max_ms,errors,"
                 + "server_cpu_ms_per_1k,leader_cpu_ms_per_1k,client_cpu_ms_per_1k,host_idle_pct\n");
+    Map<String, Integer> runNumbers = new LinkedHashMap<>();
     for (Cell c : cells) {
+      int run =
+          runNumbers.merge(
+              c.system() + "/" + c.op() + "/" + c.valueBytes() + "/" + c.concurrency(),
+              1,
+              Integer::sum);
       csv.append(
           String.format(
               Locale.ROOT,
-              "%s,%s,%d,%d,%d,%.1f,%.1f,%.3f,%.3f,%.3f,%.3f,%d,%.1f,%.1f,%.1f,%.1f%n",
+              "%s,%s,%d,%d,%d,%d,%.1f,%.1f,%.3f,%.3f,%.3f,%.3f,%d,%.1f,%.1f,%.1f,%.1f%n",
               c.system(),
               c.op(),
               c.valueBytes(),
               c.concurrency(),
+              run,
               c.ops(),
               c.seconds(),
               c.opsPerSecond(),
@@ -347,19 +375,26 @@ public final class ClusterBench {
               c.cpu().leaderMs(),
               c.cpu().clientMs(),
               c.cpu().hostIdlePercent()));
+    }
+    for (Map.Entry<String, Cell> entry : byKey.entrySet()) {
+      Cell c = entry.getValue();
       if (!c.system().equals("shale")) {
         continue;
       }
-      Cell e = byKey.get("etcd/" + c.op() + "/" + c.valueBytes() + "/" + c.concurrency());
+      String etcdKey = "etcd/" + c.op() + "/" + c.valueBytes() + "/" + c.concurrency();
+      Cell e = byKey.get(etcdKey);
       md.append(
           String.format(
               Locale.ROOT,
-              "| %s | %s | %d | %.0f | %s | %s | %.2f | %s | %.2f " + "| %s | %s |%n",
+              "| %s | %s | %d | %.0f %s | %s | %s | %.2f | %s | %.2f " + "| %s | %s |%n",
               c.op().equals("get") ? "linearizable get" : "put",
               size(c.valueBytes()),
               c.concurrency(),
               c.opsPerSecond(),
-              e == null ? "-" : String.format(Locale.ROOT, "%.0f", e.opsPerSecond()),
+              spread.get(entry.getKey()),
+              e == null
+                  ? "-"
+                  : String.format(Locale.ROOT, "%.0f %s", e.opsPerSecond(), spread.get(etcdKey)),
               e == null
                   ? "-"
                   : String.format(Locale.ROOT, "%.2fx", c.opsPerSecond() / e.opsPerSecond()),
@@ -378,7 +413,7 @@ public final class ClusterBench {
           "| op | value | concurrency | insecure ops/s | TLS ops/s | TLS / insecure "
               + "| insecure P50 | TLS P50 | insecure P99 | TLS P99 |\n");
       md.append("|---|---|---|---|---|---|---|---|---|---|\n");
-      for (Cell t : cells) {
+      for (Cell t : byKey.values()) {
         Cell p = byKey.get("shale/" + t.op() + "/" + t.valueBytes() + "/" + t.concurrency());
         if (!t.system().equals("shale-tls") || p == null) {
           continue;
@@ -401,10 +436,11 @@ public final class ClusterBench {
     }
     md.append(
         "\nCPU-ms per 1,000 operations in the measured window (servers: the three processes"
-            + " together; leader: the one the client calls), and the host's idle CPU:\n\n");
+            + " together; leader: the one puts go to), and the host's idle CPU, means over the"
+            + " runs:\n\n");
     md.append("| system | op | value | concurrency | servers | leader | client | host idle |\n");
     md.append("|---|---|---|---|---|---|---|---|\n");
-    for (Cell c : cells) {
+    for (Cell c : byKey.values()) {
       md.append(
           String.format(
               Locale.ROOT,
@@ -425,6 +461,55 @@ public final class ClusterBench {
     Files.writeString(Path.of(out + ".csv"), csv);
     System.out.println("cluster-bench: wrote " + out + ".md and " + out + ".csv");
     System.out.print(md);
+  }
+
+  /**
+   * The runs of one cell as one: their operations and seconds summed, latencies merged, CPU means.
+   */
+  private static Cell merged(List<Cell> runs) {
+    Cell first = runs.get(0);
+    Histogram latency = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+    long ops = 0;
+    double seconds = 0;
+    long errors = 0;
+    double servers = 0;
+    double leader = 0;
+    double client = 0;
+    double idle = 0;
+    for (Cell c : runs) {
+      latency.add(c.latency());
+      ops += c.ops();
+      seconds += c.seconds();
+      errors += c.errors();
+      servers += c.cpu().serversMs();
+      leader += c.cpu().leaderMs();
+      client += c.cpu().clientMs();
+      idle += c.cpu().hostIdlePercent();
+    }
+    int n = runs.size();
+    return new Cell(
+        first.system(),
+        first.op(),
+        first.valueBytes(),
+        first.concurrency(),
+        ops,
+        seconds,
+        latency,
+        errors,
+        new CpuUsage.PerOp(servers / n, leader / n, client / n, idle / n));
+  }
+
+  /** Each run's rate, as "[a, b]" (empty for a single run). */
+  private static String spreadOf(List<Cell> runs) {
+    if (runs.size() < 2) {
+      return "";
+    }
+    StringBuilder b = new StringBuilder("[");
+    for (Cell c : runs) {
+      b.append(b.length() > 1 ? ", " : "")
+          .append(String.format(Locale.ROOT, "%.0f", c.opsPerSecond()));
+    }
+    return b.append("]").toString();
   }
 
   private static String size(int bytes) {

@@ -30,6 +30,7 @@ final class EtcdTarget implements KvTarget {
   private int leaderIndex = -1;
   private final Path dir;
   private final StubPool<KVGrpc.KVBlockingStub> stubs;
+  private final StubPool<KVGrpc.KVBlockingStub> readStubs;
   final String version;
 
   EtcdTarget(Path dir, int channelCount) throws Exception {
@@ -91,6 +92,14 @@ final class EtcdTarget implements KvTarget {
     leaderIndex = java.util.Arrays.asList(client).indexOf(leader);
     version = run(List.of("etcd", "--version")).lines().findFirst().orElse("etcd");
     stubs = new StubPool<>(leader.replace("http://", ""), channelCount, KVGrpc::newBlockingStub);
+    // Linearizable reads spread over every member, as etcd's clients balance them (a follower
+    // answers after a read index from the leader).
+    readStubs =
+        new StubPool<>(
+            java.util.Arrays.stream(client).map(c -> c.replace("http://", "")).toList(),
+            channelCount,
+            KVGrpc::newBlockingStub,
+            hp -> io.shale.node.transport.NodeChannels.open(hp, 32 << 20));
   }
 
   @Override
@@ -156,7 +165,8 @@ final class EtcdTarget implements KvTarget {
   @Override
   public int get(byte[] key) {
     RangeResponse r =
-        stub()
+        readStubs
+            .next()
             .withDeadlineAfter(30, TimeUnit.SECONDS)
             .range(RangeRequest.newBuilder().setKey(ByteString.copyFrom(key)).build());
     return r.getKvsCount() == 0 ? -1 : r.getKvs(0).getValue().size();
@@ -165,6 +175,7 @@ final class EtcdTarget implements KvTarget {
   @Override
   public void close() {
     stubs.close();
+    readStubs.close();
     processes.close();
     try {
       Directories.deleteRecursively(dir);

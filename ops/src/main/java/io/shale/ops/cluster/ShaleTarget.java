@@ -35,6 +35,7 @@ final class ShaleTarget implements KvTarget {
   private final LocalProcesses processes = new LocalProcesses();
   private final Path dir;
   private final StubPool<KVGrpc.KVBlockingStub> stubs;
+  private final StubPool<KVGrpc.KVBlockingStub> readStubs;
   private final List<Process> started = new ArrayList<>();
   private final String[] api = new String[3];
   private final String[] raft = new String[3];
@@ -129,6 +130,8 @@ final class ShaleTarget implements KvTarget {
     String leader = leaderApiAddress(open.apply(api[0]));
     leaderIndex = List.of(api).indexOf(leader);
     stubs = new StubPool<>(leader, channelCount, KVGrpc::newBlockingStub, open);
+    // Reads spread over every node, as the SDK sends them by default.
+    readStubs = new StubPool<>(List.of(api), channelCount, KVGrpc::newBlockingStub, open);
   }
 
   /** The nodes' KV API addresses, n1 to n3. */
@@ -262,7 +265,8 @@ final class ShaleTarget implements KvTarget {
   @Override
   public int get(byte[] key) {
     GetResponse r =
-        stub()
+        readStubs
+            .next()
             .withDeadlineAfter(30, TimeUnit.SECONDS)
             .get(GetRequest.newBuilder().setKey(ByteString.copyFrom(key)).build());
     return r.getFound() ? r.getValue().size() : -1;
@@ -271,6 +275,7 @@ final class ShaleTarget implements KvTarget {
   @Override
   public void close() {
     stubs.close();
+    readStubs.close();
     processes.close();
     try {
       Directories.deleteRecursively(dir);

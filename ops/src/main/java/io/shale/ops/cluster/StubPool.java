@@ -8,8 +8,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
- * Blocking stubs over a few HTTP/2 connections to one server, handed out round-robin, as a client
- * library pools its connections; both systems under test are driven through one.
+ * Blocking stubs over a few HTTP/2 connections to one server, or to each of several, handed out
+ * round-robin, as a client library pools its connections (and spreads reads over members); both
+ * systems under test are driven through these.
  */
 final class StubPool<S> implements AutoCloseable {
   private final List<ManagedChannel> channels = new ArrayList<>();
@@ -27,10 +28,21 @@ final class StubPool<S> implements AutoCloseable {
       int connections,
       Function<ManagedChannel, S> stub,
       Function<String, ManagedChannel> open) {
+    this(List.of(hostPort), connections, stub, open);
+  }
+
+  /** {@code connections} channels to each of {@code hostPorts}, interleaved. */
+  StubPool(
+      List<String> hostPorts,
+      int connections,
+      Function<ManagedChannel, S> stub,
+      Function<String, ManagedChannel> open) {
     for (int i = 0; i < connections; i++) {
-      ManagedChannel ch = open.apply(hostPort);
-      channels.add(ch);
-      stubs.add(stub.apply(ch));
+      for (String hostPort : hostPorts) {
+        ManagedChannel ch = open.apply(hostPort);
+        channels.add(ch);
+        stubs.add(stub.apply(ch));
+      }
     }
   }
 

@@ -82,7 +82,11 @@ public final class AuthService extends AuthGrpc.AuthImplBase {
     this.stateMachine = stateMachine;
     this.submitter =
         new RaftSubmitter(
-            division, stateMachine, raft, new StatusMapper(division.getId().toString(), registry));
+            division,
+            stateMachine,
+            raft,
+            new StatusMapper(division.getId().toString(), registry),
+            false);
     this.tokenTtl = tokenTtl;
     this.clockMs = clockMs;
   }

@@ -88,13 +88,7 @@ public final class CallRunner implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw Status.CANCELLED.withDescription("interrupted").asException();
     } catch (TimeoutException e) {
-      throw Status.DEADLINE_EXCEEDED
-          .withDescription(
-              "no reply to the "
-                  + what
-                  + " within the call's deadline"
-                  + (isWrite ? "; the write may still apply (retry with the same request id)" : ""))
-          .asException();
+      throw deadlineExceeded(what, isWrite);
     }
   }
 
@@ -131,6 +125,82 @@ public final class CallRunner implements AutoCloseable {
     }
   }
 
+  /** A call's work that answers later: it starts on the gRPC thread and must not block. */
+  @FunctionalInterface
+  interface AsyncCall<T> {
+    CompletableFuture<T> start() throws IOException, StatusException;
+  }
+
+  /**
+   * As {@link #serve}, for work that does not block: started on the calling gRPC thread, answered
+   * from whichever thread completes it (a group of writes is answered together, so their replies
+   * leave in few socket writes). Past the call's deadline it is DEADLINE_EXCEEDED ({@code isWrite}:
+   * saying the write may still apply).
+   */
+  <T> void serveAsync(
+      StreamObserver<T> out, MessageLite req, String what, boolean isWrite, AsyncCall<T> call) {
+    InflightLimit.Permit permit = inflight.tryAcquire(req.getSerializedSize());
+    if (permit == null) {
+      out.onError(overloaded());
+      return;
+    }
+    CompletableFuture<T> reply;
+    try {
+      reply = call.start();
+    } catch (IOException | StatusException | RuntimeException e) {
+      permit.close();
+      out.onError(failure(e));
+      return;
+    }
+    long timeout = remainingNanos();
+    reply
+        .orTimeout(timeout, TimeUnit.NANOSECONDS)
+        .whenComplete(
+            (response, e) -> {
+              permit.close();
+              if (e == null) {
+                out.onNext(response);
+                out.onCompleted();
+                return;
+              }
+              Throwable cause = RaftSubmitter.unwrap(e);
+              out.onError(
+                  cause instanceof TimeoutException
+                      ? deadlineExceeded(what, isWrite)
+                      : failure(cause));
+            });
+  }
+
+  private static StatusException deadlineExceeded(String what, boolean isWrite) {
+    return Status.DEADLINE_EXCEEDED
+        .withDescription(
+            "no reply to the "
+                + what
+                + " within the call's deadline"
+                + (isWrite ? "; the write may still apply (retry with the same request id)" : ""))
+        .asException();
+  }
+
+  /** The status a call's failure is answered with. */
+  private StatusException failure(Throwable e) {
+    if (e instanceof RequestLimits.LimitExceeded bad) {
+      return StatusMapper.limitExceeded(bad.error, bad.getMessage());
+    }
+    if (e instanceof IllegalArgumentException bad) {
+      return Status.INVALID_ARGUMENT.withDescription(bad.getMessage()).asException();
+    }
+    if (e instanceof StatusException s) {
+      return s;
+    }
+    if (e instanceof IOException) {
+      return StatusMapper.unavailable(String.valueOf(e), e);
+    }
+    if (e instanceof RuntimeException r) {
+      return statuses.internal(r);
+    }
+    return statuses.internal(new IllegalStateException(e));
+  }
+
   private StatusException overloaded() {
     return StatusMapper.throttled(
         node,
@@ -151,20 +221,8 @@ public final class CallRunner implements AutoCloseable {
     T response;
     try {
       response = call.run();
-    } catch (RequestLimits.LimitExceeded bad) {
-      out.onError(StatusMapper.limitExceeded(bad.error, bad.getMessage()));
-      return;
-    } catch (IllegalArgumentException bad) {
-      out.onError(Status.INVALID_ARGUMENT.withDescription(bad.getMessage()).asException());
-      return;
-    } catch (StatusException s) {
-      out.onError(s);
-      return;
-    } catch (IOException e) {
-      out.onError(StatusMapper.unavailable(String.valueOf(e), e));
-      return;
-    } catch (RuntimeException e) {
-      out.onError(statuses.internal(e));
+    } catch (IOException | StatusException | RuntimeException e) {
+      out.onError(failure(e));
       return;
     }
     out.onNext(response);

@@ -7,16 +7,20 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Group commit: batches (identified or not) that clients send at the same time travel as one Raft
- * log entry, so they share one consensus round and one fsync per replica. A committer thread takes
- * the oldest waiting write, adds every write waiting behind it (up to {@code maxWrites} writes or
- * {@code maxBytes} bytes), submits the group and hands each write its own reply. {@code committers}
- * groups may be in flight at once, so a lone write never waits for a group to fill: it leaves at
- * once, and grouping only happens when writes arrive faster than one round trip.
+ * log entry, so they share one consensus round and one fsync per replica. Up to {@code committers}
+ * groups are in flight at once; when a write arrives and a slot is free, it leaves at once with
+ * every write waiting behind it (up to {@code maxWrites} writes or {@code maxBytes} bytes), so a
+ * lone write never waits for a group to fill, and grouping only happens when writes arrive faster
+ * than one round trip. When a group's entry is applied, its writes are answered together on the
+ * reply thread, which then sends the next group: no thread waits on Raft.
  *
  * <p>Compare-and-sets and range deletes read state at apply time and are not grouped.
  */
@@ -44,27 +48,28 @@ public final class GroupCommit implements AutoCloseable {
 
   private final Bounds bounds;
 
-  /** Sends one log entry and returns the state machine's reply (a failure is thrown). */
+  /** Sends one log entry; the future completes with the state machine's reply. */
   @FunctionalInterface
   interface Submitter {
-    Reply submit(Command entry) throws Exception;
+    CompletableFuture<Reply> submit(Command entry);
   }
 
   private record Pending(Command command, int bytes, CompletableFuture<Reply> reply) {}
 
   private final Submitter submitter;
-  private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
-  private final List<Thread> committers = new ArrayList<>();
+  private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger inFlight = new AtomicInteger();
+
+  /** Answers the writes of an applied group, off Ratis's apply thread. */
+  private final ExecutorService replies;
+
   private volatile boolean closed;
 
   GroupCommit(String name, Bounds bounds, Submitter submitter) {
     this.bounds = bounds;
     this.submitter = submitter;
-    for (int i = 0; i < bounds.committers(); i++) {
-      Thread t = DaemonThreads.newThread(this::run, name + "-group-commit-" + i);
-      t.start();
-      committers.add(t);
-    }
+    this.replies =
+        Executors.newSingleThreadExecutor(DaemonThreads.numbered(name + "-write-replies"));
   }
 
   /** Queues a batch, or an identified batch, for the next group. */
@@ -75,59 +80,90 @@ public final class GroupCommit implements AutoCloseable {
       return f;
     }
     queue.add(new Pending(command, bytes, f));
+    sendWhileSlotsFree();
     return f;
   }
 
-  private void run() {
-    List<Pending> group = new ArrayList<>();
-    while (!closed) {
-      try {
-        Pending first = queue.poll(100, TimeUnit.MILLISECONDS);
-        if (first == null) {
-          continue;
-        }
-        group.clear();
-        group.add(first);
-        long bytes = first.bytes();
-        Pending next;
-        while (group.size() < bounds.maxWrites()
-            && bytes < bounds.maxBytes()
-            && (next = queue.poll()) != null) {
-          group.add(next);
-          bytes += next.bytes();
-        }
-        commit(group);
-      } catch (InterruptedException e) {
-        return;
+  /**
+   * Sends groups while writes wait and fewer than {@code committers} groups are in flight. Whoever
+   * adds a write and whoever frees a slot both call this after their change, so a waiting write is
+   * always sent by one of them.
+   */
+  private void sendWhileSlotsFree() {
+    while (!queue.isEmpty()) {
+      int n = inFlight.get();
+      if (n >= bounds.committers()) {
+        return; // the group that finishes next sends it
       }
+      if (!inFlight.compareAndSet(n, n + 1)) {
+        continue;
+      }
+      List<Pending> group = new ArrayList<>();
+      long bytes = 0;
+      Pending next;
+      while (group.size() < bounds.maxWrites()
+          && bytes < bounds.maxBytes()
+          && (next = queue.poll()) != null) {
+        group.add(next);
+        bytes += next.bytes();
+      }
+      if (group.isEmpty()) {
+        inFlight.decrementAndGet();
+        continue;
+      }
+      send(group);
     }
   }
 
-  private void commit(List<Pending> group) {
+  private void send(List<Pending> group) {
+    CompletableFuture<Reply> sent;
     try {
       if (group.size() == 1) {
-        group.get(0).reply().complete(submitter.submit(group.get(0).command()));
-        return;
-      }
-      List<Command> commands = new ArrayList<>(group.size());
-      for (Pending p : group) {
-        commands.add(p.command());
-      }
-      Reply reply = submitter.submit(new Command.Group(commands));
-      if (!(reply instanceof Reply.Many many)) {
-        // The whole entry was rejected (alike on every replica): so is each write in it.
+        sent = submitter.submit(group.get(0).command());
+      } else {
+        List<Command> commands = new ArrayList<>(group.size());
         for (Pending p : group) {
-          p.reply().complete(reply);
+          commands.add(p.command());
         }
-        return;
+        sent = submitter.submit(new Command.Group(commands));
       }
-      for (int i = 0; i < group.size(); i++) {
-        group.get(i).reply().complete(Reply.decode(many.replies().get(i)));
-      }
-    } catch (Exception e) {
+    } catch (RuntimeException e) {
+      sent = CompletableFuture.failedFuture(e);
+    }
+    sent.whenCompleteAsync(
+        (reply, e) -> {
+          inFlight.decrementAndGet();
+          answer(group, reply, e);
+          sendWhileSlotsFree();
+        },
+        this::onReplyThread);
+  }
+
+  /** Runs {@code r} on the reply thread, or here once it stopped (in-flight groups at close). */
+  private void onReplyThread(Runnable r) {
+    try {
+      replies.execute(r);
+    } catch (RejectedExecutionException stopped) {
+      r.run();
+    }
+  }
+
+  private static void answer(List<Pending> group, Reply reply, Throwable e) {
+    if (e != null) {
       for (Pending p : group) {
         p.reply().completeExceptionally(e);
       }
+      return;
+    }
+    if (group.size() == 1 || !(reply instanceof Reply.Many many)) {
+      // One write, or the whole entry rejected (alike on every replica): so is each write in it.
+      for (Pending p : group) {
+        p.reply().complete(reply);
+      }
+      return;
+    }
+    for (int i = 0; i < group.size(); i++) {
+      group.get(i).reply().complete(Reply.decode(many.replies().get(i)));
     }
   }
 
@@ -135,9 +171,9 @@ public final class GroupCommit implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
-    committers.forEach(Thread::interrupt);
     for (Pending p; (p = queue.poll()) != null; ) {
       p.reply().completeExceptionally(new IOException("the node is shutting down"));
     }
+    replies.shutdown();
   }
 }

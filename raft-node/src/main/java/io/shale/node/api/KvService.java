@@ -3,7 +3,6 @@ package io.shale.node.api;
 import com.google.protobuf.ByteString;
 import io.grpc.Context;
 import io.grpc.Deadline;
-import io.grpc.StatusException;
 import io.grpc.stub.StreamObserver;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.shale.client.ErrorTrailers;
@@ -31,9 +30,9 @@ import io.shale.node.statemachine.Command;
 import io.shale.node.statemachine.Query;
 import io.shale.node.statemachine.Reply;
 import io.shale.node.statemachine.ShaleStateMachine;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.server.RaftServer;
@@ -60,6 +59,8 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
    * @param limits what a request may hold; beyond it is INVALID_ARGUMENT naming the limit
    * @param registry where refused, delayed and failed requests are counted
    * @param pressure the replicas' write pressure, applied before a write leaves (null: none)
+   * @param followerReads whether this node answers linearizable reads as a follower too (after a
+   *     read index from the leader) rather than sending them to the leader
    */
   public KvService(
       RaftServer.Division division,
@@ -69,20 +70,30 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
       MeterRegistry registry,
       GroupCommit.Bounds grouping,
       CallRunner.Admission admission,
-      WriteAdmission pressure) {
+      WriteAdmission pressure,
+      boolean followerReads) {
     String node = division.getId().toString();
     StatusMapper statuses = new StatusMapper(node, registry);
     this.division = division;
     this.limits = limits;
-    this.submitter = new RaftSubmitter(division, stateMachine, raft, statuses);
+    this.submitter = new RaftSubmitter(division, stateMachine, raft, statuses, followerReads);
     this.writes =
         new WritePath(
-            new GroupCommit(node, grouping, submitter::write),
+            new GroupCommit(node, grouping, submitter::writeAsync),
             submitter,
             pressure,
             statuses,
             registry.counter("shale.writes.delayed", "node", node));
     this.calls = new CallRunner(node, admission, statuses, registry);
+  }
+
+  /**
+   * Completes once this node has applied every entry the leader had committed when called: a
+   * linearizable read of something small (this node's write pressure), through this node's own read
+   * index when it may serve one.
+   */
+  public CompletableFuture<?> caughtUp() {
+    return submitter.readAsync(new Query.Pressure(), false);
   }
 
   /** Fails writes still waiting to be grouped and stops the handlers. */
@@ -100,54 +111,66 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
         .build();
   }
 
-  private Reply read(Query q, Consistency consistency) throws IOException, StatusException {
-    return submitter.read(q, consistency == Consistency.STALE);
+  private CompletableFuture<Reply> read(Query q, Consistency consistency) {
+    return submitter.readAsync(q, consistency == Consistency.STALE);
   }
 
   @Override
   public void get(GetRequest req, StreamObserver<GetResponse> out) {
-    calls.serve(
+    calls.serveAsync(
         out,
         req,
-        () -> {
-          Reply.Value v =
-              (Reply.Value) read(new Query.Get(limits.key(req.getKey())), req.getConsistency());
-          GetResponse.Builder b = GetResponse.newBuilder().setHeader(header(v.appliedIndex()));
-          if (v.value() != null) {
-            b.setFound(true).setValue(ByteString.copyFrom(v.value())).setModIndex(v.modIndex());
-          }
-          return b.build();
-        });
+        "read",
+        false,
+        () ->
+            read(new Query.Get(limits.key(req.getKey())), req.getConsistency())
+                .thenApply(
+                    r -> {
+                      Reply.Value v = (Reply.Value) r;
+                      GetResponse.Builder b =
+                          GetResponse.newBuilder().setHeader(header(v.appliedIndex()));
+                      if (v.value() != null) {
+                        b.setFound(true)
+                            .setValue(ByteString.copyFrom(v.value()))
+                            .setModIndex(v.modIndex());
+                      }
+                      return b.build();
+                    }));
   }
 
   @Override
   public void put(PutRequest req, StreamObserver<PutResponse> out) {
-    calls.serve(
+    calls.serveAsync(
         out,
         req,
-        () -> {
-          Reply r =
-              writes.write(
-                  req.getRequestId(),
-                  new Command.Batch(
-                      List.of(
-                          new Command.Op(limits.key(req.getKey()), limits.value(req.getValue())))));
-          return PutResponse.newBuilder().setHeader(header(r.appliedIndex())).build();
-        });
+        "write",
+        true,
+        () ->
+            writes
+                .writeAsync(
+                    req.getRequestId(),
+                    new Command.Batch(
+                        List.of(
+                            new Command.Op(
+                                limits.key(req.getKey()), limits.value(req.getValue())))))
+                .thenApply(
+                    r -> PutResponse.newBuilder().setHeader(header(r.appliedIndex())).build()));
   }
 
   @Override
   public void delete(DeleteRequest req, StreamObserver<DeleteResponse> out) {
-    calls.serve(
+    calls.serveAsync(
         out,
         req,
-        () -> {
-          Reply r =
-              writes.write(
-                  req.getRequestId(),
-                  new Command.Batch(List.of(new Command.Op(limits.key(req.getKey()), null))));
-          return DeleteResponse.newBuilder().setHeader(header(r.appliedIndex())).build();
-        });
+        "write",
+        true,
+        () ->
+            writes
+                .writeAsync(
+                    req.getRequestId(),
+                    new Command.Batch(List.of(new Command.Op(limits.key(req.getKey()), null))))
+                .thenApply(
+                    r -> DeleteResponse.newBuilder().setHeader(header(r.appliedIndex())).build()));
   }
 
   /**
@@ -204,25 +227,31 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
 
   @Override
   public void batch(BatchRequest req, StreamObserver<BatchResponse> out) {
-    calls.serve(
+    calls.serveAsync(
         out,
         req,
+        "write",
+        true,
         () -> {
           limits.batchSize(req.getOpsCount());
           List<Command.Op> ops = new ArrayList<>(req.getOpsCount());
           for (Op op : req.getOpsList()) {
             ops.add(limits.op(op));
           }
-          Reply r = writes.write(req.getRequestId(), new Command.Batch(ops));
-          return BatchResponse.newBuilder().setHeader(header(r.appliedIndex())).build();
+          return writes
+              .writeAsync(req.getRequestId(), new Command.Batch(ops))
+              .thenApply(
+                  r -> BatchResponse.newBuilder().setHeader(header(r.appliedIndex())).build());
         });
   }
 
   @Override
   public void compareAndSet(CompareAndSetRequest req, StreamObserver<CompareAndSetResponse> out) {
-    calls.serve(
+    calls.serveAsync(
         out,
         req,
+        "write",
+        true,
         () -> {
           byte[] key = limits.key(req.getKey());
           byte[] expected =
@@ -242,19 +271,23 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
             throw new IllegalArgumentException(
                 "compare-and-set's operation must be on its own key");
           }
-          Reply.CasResult r =
-              (Reply.CasResult)
-                  writes.write(
-                      req.getRequestId(),
-                      new Command.CompareAndSet(key, expected, expectedIndex, then));
-          CompareAndSetResponse.Builder b =
-              CompareAndSetResponse.newBuilder()
-                  .setHeader(header(r.appliedIndex()))
-                  .setApplied(r.applied());
-          if (r.current() != null) {
-            b.setFound(true).setCurrent(ByteString.copyFrom(r.current())).setModIndex(r.modIndex());
-          }
-          return b.build();
+          return writes
+              .writeAsync(
+                  req.getRequestId(), new Command.CompareAndSet(key, expected, expectedIndex, then))
+              .thenApply(
+                  reply -> {
+                    Reply.CasResult r = (Reply.CasResult) reply;
+                    CompareAndSetResponse.Builder b =
+                        CompareAndSetResponse.newBuilder()
+                            .setHeader(header(r.appliedIndex()))
+                            .setApplied(r.applied());
+                    if (r.current() != null) {
+                      b.setFound(true)
+                          .setCurrent(ByteString.copyFrom(r.current()))
+                          .setModIndex(r.modIndex());
+                    }
+                    return b.build();
+                  });
         });
   }
 
@@ -268,14 +301,17 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
           byte[] end = req.getEnd().isEmpty() ? null : req.getEnd().toByteArray();
           Reply.Entries r =
               (Reply.Entries)
-                  read(
-                      new Query.Scan(
-                          req.getStart().toByteArray(),
-                          end,
-                          limit,
-                          req.getReverse(),
-                          req.getKeysOnly()),
-                      req.getConsistency());
+                  RaftSubmitter.awaitReply(
+                      read(
+                          new Query.Scan(
+                              req.getStart().toByteArray(),
+                              end,
+                              limit,
+                              req.getReverse(),
+                              req.getKeysOnly()),
+                          req.getConsistency()),
+                      "read",
+                      false);
           ScanResponse.Builder b =
               ScanResponse.newBuilder().setHeader(header(r.appliedIndex())).setMore(r.more());
           for (byte[][] kv : r.entries()) {

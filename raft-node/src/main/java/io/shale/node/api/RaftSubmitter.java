@@ -8,6 +8,7 @@ import io.shale.node.statemachine.Query;
 import io.shale.node.statemachine.Reply;
 import io.shale.node.statemachine.ShaleStateMachine;
 import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -42,11 +43,16 @@ final class RaftSubmitter {
 
   private final AtomicLong callIds = new AtomicLong();
 
+  /** Whether a follower answers linearizable reads itself, after a read index from the leader. */
+  private final boolean followerReads;
+
   RaftSubmitter(
       RaftServer.Division division,
       ShaleStateMachine stateMachine,
       RaftClient raft,
-      StatusMapper statuses) {
+      StatusMapper statuses,
+      boolean followerReads) {
+    this.followerReads = followerReads;
     this.division = division;
     this.stateMachine = stateMachine;
     this.raft = raft;
@@ -55,63 +61,158 @@ final class RaftSubmitter {
 
   /** Appends one log entry and returns the state machine's reply once it is applied. */
   Reply write(Command c) throws StatusException {
-    Message message = Messages.of(CommandCodec.encode(c));
-    RaftClientReply r = local(message, RaftClientRequest.writeRequestType());
-    if (r == null) {
-      try {
-        r = CallRunner.awaitWithinDeadline(raft.async().send(message), "write", true);
-      } catch (ExecutionException e) {
-        // The client fails the future with a state machine's refusal rather than returning it.
-        throw statuses.writeFailure(e.getCause() instanceof Exception x ? x : e);
-      }
-    }
-    if (!r.isSuccess()) {
-      throw statuses.writeFailure(r.getException());
-    }
-    return Reply.decode(r.getMessage().getContent().toByteArray());
-  }
-
-  /** Answers {@code q} linearizably (through the leader's read index) or, if stale, locally. */
-  Reply read(Query q, boolean stale) throws IOException, StatusException {
-    Message m = Messages.of(Query.encode(q));
-    if (stale) {
-      try {
-        return Reply.decode(stateMachine.query(m).join().getContent().toByteArray());
-      } catch (CompletionException e) {
-        if (e.getCause() instanceof IllegalArgumentException bad) {
-          throw bad;
-        }
-        // The engine is closing or being swapped for an installed snapshot: transient.
-        throw StatusMapper.unavailable(
-            "this replica cannot serve reads right now (closing or installing a snapshot); retry",
-            e.getCause());
-      }
-    }
-    RaftClientReply r = local(m, RaftClientRequest.readRequestType());
-    if (r == null) {
-      try {
-        r = CallRunner.awaitWithinDeadline(raft.async().sendReadOnly(m), "read", false);
-      } catch (ExecutionException e) {
-        throw StatusMapper.unavailable(
-            "the read could not be served: " + e.getCause(), e.getCause());
-      }
-    }
-    if (!r.isSuccess()) {
-      throw StatusMapper.unavailable(
-          "the read could not be served: " + r.getException(), r.getException());
-    }
-    return Reply.decode(r.getMessage().getContent().toByteArray());
+    return awaitReply(writeAsync(c), "write", true);
   }
 
   /**
-   * Submits {@code message} to this node's own Raft server if it is the leader; null when it is not
-   * (or stopped leading meanwhile), so the caller goes through the Ratis client instead. Requests
-   * carry this node's client id and increasing call ids, so Ratis's retry cache never confuses two
-   * of them.
+   * Appends one log entry; the future completes with the state machine's reply once it is applied,
+   * or fails with the gRPC status to answer (in a {@link CompletionException}).
    */
-  private RaftClientReply local(Message message, RaftClientRequest.Type type)
+  CompletableFuture<Reply> writeAsync(Command c) {
+    Message message = Messages.of(CommandCodec.encode(c));
+    return submit(message, RaftClientRequest.writeRequestType())
+        .thenApply(
+            r -> {
+              if (!r.isSuccess()) {
+                throw new CompletionException(statuses.writeFailure(r.getException()));
+              }
+              return Reply.decode(r.getMessage().getContent().toByteArray());
+            });
+  }
+
+  /** Answers {@code q} linearizably (through a read index) or, if stale, locally. */
+  Reply read(Query q, boolean stale) throws StatusException {
+    return awaitReply(readAsync(q, stale), "read", false);
+  }
+
+  /**
+   * Answers {@code q}: a stale read from this node's applied state at once; a linearizable one
+   * after a read index, which this node gets itself when it leads (under its lease, or after a
+   * heartbeat round) or, as a follower, from the leader ({@code followerReads}); else the read goes
+   * to the leader through the Ratis client. The future fails with the gRPC status to answer.
+   */
+  CompletableFuture<Reply> readAsync(Query q, boolean stale) {
+    Message m = Messages.of(Query.encode(q));
+    if (stale) {
+      return stateMachine
+          .query(m)
+          .handle(
+              (r, e) -> {
+                if (e == null) {
+                  return Reply.decode(r.getContent().toByteArray());
+                }
+                Throwable cause = unwrap(e);
+                if (cause instanceof IllegalArgumentException bad) {
+                  throw new CompletionException(bad);
+                }
+                // The engine is closing or being swapped for an installed snapshot: transient.
+                throw new CompletionException(
+                    StatusMapper.unavailable(
+                        "this replica cannot serve reads right now (closing or installing a"
+                            + " snapshot); retry",
+                        cause));
+              });
+    }
+    return submit(m, RaftClientRequest.readRequestType())
+        .thenApply(
+            r -> {
+              if (!r.isSuccess()) {
+                throw new CompletionException(
+                    StatusMapper.unavailable(
+                        "the read could not be served: " + r.getException(), r.getException()));
+              }
+              return Reply.decode(r.getMessage().getContent().toByteArray());
+            });
+  }
+
+  /**
+   * Waits for {@code reply} within the call's deadline and returns it, throwing the status it
+   * failed with.
+   */
+  static <T> T awaitReply(CompletableFuture<T> reply, String what, boolean isWrite)
       throws StatusException {
-    if (!division.getInfo().isLeader()) {
+    try {
+      return CallRunner.awaitWithinDeadline(reply, what, isWrite);
+    } catch (ExecutionException e) {
+      Throwable cause = unwrap(e);
+      if (cause instanceof StatusException s) {
+        throw s;
+      }
+      if (cause instanceof RuntimeException r) {
+        throw r; // a bad request (IllegalArgumentException) or a bug: the caller maps it
+      }
+      throw StatusMapper.unavailable(String.valueOf(cause), cause);
+    }
+  }
+
+  static Throwable unwrap(Throwable e) {
+    while ((e instanceof CompletionException || e instanceof ExecutionException)
+        && e.getCause() != null) {
+      e = e.getCause();
+    }
+    return e;
+  }
+
+  /**
+   * Submits {@code message} to this node's own Raft server when it can take it (a write when it
+   * leads, a linearizable read when it leads or, with follower reads, when it follows a known
+   * leader), else, or when that attempt meets a leader change, through the Ratis client.
+   */
+  private CompletableFuture<RaftClientReply> submit(Message message, RaftClientRequest.Type type) {
+    CompletableFuture<RaftClientReply> local = local(message, type);
+    if (local == null) {
+      return viaClient(message, type);
+    }
+    return local
+        .handle(
+            (r, e) -> {
+              if (e != null && unwrap(e) instanceof IllegalArgumentException bad) {
+                // The state machine refused the request itself: no other node would answer it.
+                return CompletableFuture.<RaftClientReply>failedFuture(bad);
+              }
+              return e == null && servedHere(r) ? CompletableFuture.completedFuture(r) : null;
+            })
+        .thenCompose(r -> r != null ? r : viaClient(message, type));
+  }
+
+  private CompletableFuture<RaftClientReply> viaClient(
+      Message message, RaftClientRequest.Type type) {
+    boolean read = type.isReadOnly();
+    // Reads unordered: a failed read in the client's ordered stream would close it for every
+    // later request.
+    return (read ? raft.async().sendReadOnlyUnordered(message) : raft.async().send(message))
+        .handle(
+            (r, e) -> {
+              if (e == null) {
+                return r;
+              }
+              Throwable cause = unwrap(e);
+              // The client fails the future with a state machine's refusal rather than returning
+              // it.
+              throw new CompletionException(
+                  read
+                      ? StatusMapper.unavailable("the read could not be served: " + cause, cause)
+                      : statuses.writeFailure(cause));
+            });
+  }
+
+  /** Whether a reply from this node's own server is the answer (not a leader change to retry). */
+  private static boolean servedHere(RaftClientReply r) {
+    return r.getNotLeaderException() == null
+        && !(r.getException() instanceof LeaderNotReadyException)
+        && !(r.getException() instanceof LeaderSteppingDownException)
+        && !(r.getException() instanceof ReadIndexException);
+  }
+
+  /**
+   * Submits {@code message} to this node's own Raft server if it may serve it; null when not, so
+   * the caller goes through the Ratis client. Requests carry this node's client id and increasing
+   * call ids, so Ratis's retry cache never confuses two of them.
+   */
+  private CompletableFuture<RaftClientReply> local(Message message, RaftClientRequest.Type type) {
+    boolean leads = division.getInfo().isLeader();
+    if (!leads
+        && !(type.isReadOnly() && followerReads && division.getInfo().getLeaderId() != null)) {
       return null;
     }
     RaftClientRequest request =
@@ -123,22 +224,10 @@ final class RaftSubmitter {
             .setMessage(message)
             .setType(type)
             .build();
-    RaftClientReply r;
     try {
-      r =
-          CallRunner.awaitWithinDeadline(
-              division.getRaftServer().submitClientRequestAsync(request),
-              type.isReadOnly() ? "read" : "write",
-              !type.isReadOnly());
-    } catch (ExecutionException | IOException e) {
+      return division.getRaftServer().submitClientRequestAsync(request);
+    } catch (IOException e) {
       return null; // let the Ratis client (with its retry policy) handle it
     }
-    if (r.getNotLeaderException() != null
-        || r.getException() instanceof LeaderNotReadyException
-        || r.getException() instanceof LeaderSteppingDownException
-        || r.getException() instanceof ReadIndexException) {
-      return null;
-    }
-    return r;
   }
 }

@@ -1,14 +1,14 @@
 package io.shale.node.api;
 
 import com.google.protobuf.ByteString;
-import io.grpc.Status;
 import io.grpc.StatusException;
 import io.micrometer.core.instrument.Counter;
 import io.shale.client.ErrorTrailers;
 import io.shale.node.pressure.WriteAdmission;
 import io.shale.node.statemachine.Command;
 import io.shale.node.statemachine.Reply;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -51,56 +51,53 @@ final class WritePath implements AutoCloseable {
   }
 
   Reply write(byte[] requestId, Command command) throws StatusException {
-    awaitPressure();
+    return RaftSubmitter.awaitReply(writeAsync(requestId, command), "write", true);
+  }
+
+  /** As {@link #write(ByteString, Command)}; the future fails with the gRPC status to answer. */
+  CompletableFuture<Reply> writeAsync(ByteString requestId, Command command) {
+    return writeAsync(requestId.isEmpty() ? newRequestId() : requestId.toByteArray(), command);
+  }
+
+  CompletableFuture<Reply> writeAsync(byte[] requestId, Command command) {
     Command c = new Command.Identified(requestId, command);
-    Reply reply;
+    CompletableFuture<Reply> reply;
+    WriteAdmission.Decision d = pressure == null ? null : pressure.decide();
+    if (d != null && d.refusal() != null) {
+      return CompletableFuture.failedFuture(statuses.writeFailure(d.refusal()));
+    }
+    if (d == null || d.delay().isZero()) {
+      reply = send(c, command);
+    } else {
+      // The delay a slow replica asks for, waited out without holding a thread; the leader checks
+      // again, without waiting, before the write enters the log.
+      delayed.increment();
+      long nanos = Math.min(d.delay().toNanos(), CallRunner.remainingNanos());
+      reply =
+          CompletableFuture.runAsync(
+                  () -> {}, CompletableFuture.delayedExecutor(nanos, TimeUnit.NANOSECONDS))
+              .thenCompose(ignored -> send(c, command));
+    }
+    return reply.thenApply(
+        r -> {
+          if (r instanceof Reply.Rejected rejected) {
+            throw new CompletionException(
+                StatusMapper.limitExceeded(ErrorTrailers.REQUEST_REJECTED, rejected.message()));
+          }
+          return r;
+        });
+  }
+
+  /** Batches through group commit (several requests per log entry); other commands alone. */
+  private CompletableFuture<Reply> send(Command identified, Command command) {
     if (command instanceof Command.Batch b) {
       int bytes = 16;
       for (Command.Op op : b.ops()) {
         bytes += 8 + op.key().length + (op.isDelete() ? 0 : op.value().length);
       }
-      try {
-        reply = CallRunner.awaitWithinDeadline(groupCommit.submit(c, bytes), "write", true);
-      } catch (ExecutionException e) {
-        if (e.getCause() instanceof StatusException s) {
-          throw s;
-        }
-        throw statuses.writeFailure(e.getCause() instanceof Exception x ? x : e);
-      }
-    } else {
-      reply = submitter.write(c);
+      return groupCommit.submit(identified, bytes);
     }
-    if (reply instanceof Reply.Rejected r) {
-      throw StatusMapper.limitExceeded(ErrorTrailers.REQUEST_REJECTED, r.message());
-    }
-    return reply;
-  }
-
-  /**
-   * Applies the replicas' write pressure before a write leaves: refused when no quorum can take
-   * writes, else waits out the delay a slow replica asks for (on this handler thread, never on an
-   * RPC thread of Ratis). The leader checks again, without waiting, before the write enters the
-   * log.
-   */
-  private void awaitPressure() throws StatusException {
-    if (pressure == null) {
-      return;
-    }
-    WriteAdmission.Decision d = pressure.decide();
-    if (d.refusal() != null) {
-      throw statuses.writeFailure(d.refusal());
-    }
-    if (d.delay().isZero()) {
-      return;
-    }
-    delayed.increment();
-    long nanos = Math.min(d.delay().toNanos(), CallRunner.remainingNanos());
-    try {
-      TimeUnit.NANOSECONDS.sleep(nanos);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw Status.CANCELLED.withDescription("interrupted").asException();
-    }
+    return submitter.writeAsync(identified);
   }
 
   static byte[] newRequestId() {

@@ -12,6 +12,10 @@ import io.grpc.Status;
 import io.shale.node.transport.PeerTls;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import javax.net.ssl.SSLPeerUnverifiedException;
@@ -38,16 +42,46 @@ public final class ApiGuard implements ServerInterceptor {
   /** A caller: its user name and what proved it ("certificate" or "token"). */
   public record Caller(String user, String authenticatedBy) {}
 
+  /** The longest a refusal waits for this node to apply what the leader has committed. */
+  private static final long CATCH_UP_WAIT_MS = 2_000;
+
   private final Supplier<AuthState> state;
   private final LongSupplier clockMs;
+  private final Supplier<CompletableFuture<?>> catchUp;
 
   /**
    * @param state users, roles and the token key as last applied on this node
    * @param clockMs the time tokens' expiry is checked against
    */
   public ApiGuard(Supplier<AuthState> state, LongSupplier clockMs) {
+    this(state, clockMs, null);
+  }
+
+  /**
+   * @param catchUp completes once this node has applied every entry the leader had committed when
+   *     it was called (a read index): before refusing a caller, the guard waits for it and decides
+   *     again, so a grant or a new user that another node already answered for counts here too
+   *     (null: refusals are decided on this node's state as it is)
+   */
+  public ApiGuard(
+      Supplier<AuthState> state, LongSupplier clockMs, Supplier<CompletableFuture<?>> catchUp) {
     this.state = state;
     this.clockMs = clockMs;
+    this.catchUp = catchUp;
+  }
+
+  /** This node's state once it has caught up with the leader (or as it is, if that fails). */
+  private AuthState caughtUp() {
+    if (catchUp != null) {
+      try {
+        catchUp.get().get(CATCH_UP_WAIT_MS, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (ExecutionException | TimeoutException | RuntimeException e) {
+        // No leader reachable in time: decide on what this node has.
+      }
+    }
+    return state.get();
   }
 
   @Override
@@ -71,7 +105,11 @@ public final class ApiGuard implements ServerInterceptor {
       }
       return next.startCall(call, headers);
     }
-    Grants grants = auth.grants(caller.user());
+    Grants known = auth.grants(caller.user());
+    if (known == null) {
+      known = caughtUp().grants(caller.user());
+    }
+    Grants grants = known;
     if (grants == null) {
       return refuse(
           call, Status.UNAUTHENTICATED.withDescription("there is no user " + caller.user()));
@@ -88,13 +126,21 @@ public final class ApiGuard implements ServerInterceptor {
         }
         String denied = Requirement.deniedTo(caller.user(), grants, method, message);
         if (denied != null) {
+          Grants now = caughtUp().grants(caller.user());
+          denied =
+              now == null
+                  ? "there is no user " + caller.user()
+                  : Requirement.deniedTo(caller.user(), now, method, message);
+        }
+        if (denied != null) {
           refused = true;
+          String reason = denied;
           // In the caller's context, so that the audit trail outside names who was refused.
           Context.current()
               .withValue(CALLER, caller)
               .run(
                   () ->
-                      call.close(Status.PERMISSION_DENIED.withDescription(denied), new Metadata()));
+                      call.close(Status.PERMISSION_DENIED.withDescription(reason), new Metadata()));
           return;
         }
         super.onMessage(message);

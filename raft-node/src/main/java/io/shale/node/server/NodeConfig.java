@@ -145,6 +145,11 @@ public record NodeConfig(
    *     many bytes, so that the log (which a restart reads again) stays bounded
    * @param followerRetryMaxWait the longest a leader waits before trying again to reach a follower
    *     whose appends keep failing (down, restarting, or refusing them as out of order)
+   * @param followerReads followers answer linearizable reads themselves, after a read index from
+   *     the leader, so that reads spread over the cluster instead of all reaching the leader
+   * @param leaseReads the leader answers linearizable reads under its lease (a majority heard from
+   *     within 0.9 of the minimum election timeout, by its monotonic clock) without a heartbeat
+   *     round; safe while the nodes' clocks run at rates within 10% of each other
    */
   public record RaftSettings(
       Duration electionTimeout,
@@ -164,7 +169,52 @@ public record NodeConfig(
       Duration checkpointLease,
       Duration pressureMaxDelay,
       Duration followerRetryMaxWait,
-      long snapshotEveryBytes) {
+      long snapshotEveryBytes,
+      boolean followerReads,
+      boolean leaseReads) {
+    /** As the canonical constructor, reads spread and under lease. */
+    public RaftSettings(
+        Duration electionTimeout,
+        long snapshotEveryEntries,
+        long logSegmentSize,
+        long purgeGap,
+        int pendingWriteLimit,
+        long pendingWriteBytes,
+        Duration pressureReportMaxAge,
+        Duration pressurePollInterval,
+        Duration adminTimeout,
+        int groupCommitThreads,
+        int groupCommitMaxWrites,
+        long groupCommitMaxBytes,
+        Duration snapshotReloadWait,
+        Duration snapshotInstallSettle,
+        Duration checkpointLease,
+        Duration pressureMaxDelay,
+        Duration followerRetryMaxWait,
+        long snapshotEveryBytes) {
+      this(
+          electionTimeout,
+          snapshotEveryEntries,
+          logSegmentSize,
+          purgeGap,
+          pendingWriteLimit,
+          pendingWriteBytes,
+          pressureReportMaxAge,
+          pressurePollInterval,
+          adminTimeout,
+          groupCommitThreads,
+          groupCommitMaxWrites,
+          groupCommitMaxBytes,
+          snapshotReloadWait,
+          snapshotInstallSettle,
+          checkpointLease,
+          pressureMaxDelay,
+          followerRetryMaxWait,
+          snapshotEveryBytes,
+          true,
+          true);
+    }
+
     /** The consensus settings with every later knob at its default. */
     public RaftSettings(
         Duration electionTimeout,
@@ -275,7 +325,9 @@ public record NodeConfig(
               "snapshot_install_settle",
               "checkpoint_lease",
               "follower_retry_max_wait",
-              "snapshot_every_bytes"),
+              "snapshot_every_bytes",
+              "follower_reads",
+              "lease_reads"),
           "limits",
           List.of(
               "max_key_size",
@@ -366,7 +418,9 @@ public record NodeConfig(
             v.duration("raft.checkpoint_lease", d.checkpointLease()),
             v.duration("raft.pressure_max_delay", d.pressureMaxDelay()),
             v.duration("raft.follower_retry_max_wait", d.followerRetryMaxWait()),
-            v.size("raft.snapshot_every_bytes", d.snapshotEveryBytes()));
+            v.size("raft.snapshot_every_bytes", d.snapshotEveryBytes()),
+            v.bool("raft.follower_reads", d.followerReads()),
+            v.bool("raft.lease_reads", d.leaseReads()));
     Limits dl = Limits.defaults();
     long maxKey = v.size("limits.max_key_size", dl.maxKeyBytes());
     long maxValue = v.size("limits.max_value_size", dl.maxValueBytes());

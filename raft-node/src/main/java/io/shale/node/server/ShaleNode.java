@@ -127,6 +127,7 @@ public final class ShaleNode implements AutoCloseable {
   public static RaftProperties properties(NodeConfig.RaftSettings s, NodeConfig.Limits limits) {
     RaftProperties p = new RaftProperties();
     RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+    RaftServerConfigKeys.Read.setLeaderLeaseEnabled(p, s.leaseReads());
     long min = s.electionTimeout().toMillis();
     RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(min, TimeUnit.MILLISECONDS));
     RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(2 * min, TimeUnit.MILLISECONDS));
@@ -446,7 +447,8 @@ public final class ShaleNode implements AutoCloseable {
                 config.limits().maxInflightRequests(),
                 config.limits().maxInflightWriteBytes(),
                 config.limits().handlerThreads()),
-            admission);
+            admission,
+            config.raft().followerReads());
     ClusterService cluster =
         new ClusterService(
             division, stateMachine, this::adminClient, peerChannels, config.raft().adminTimeout());
@@ -496,7 +498,7 @@ public final class ShaleNode implements AutoCloseable {
         peerTls == null
             ? List.of(audit, grpcMeters)
             : List.of(
-                new ApiGuard(stateMachine::authState, System::currentTimeMillis),
+                new ApiGuard(stateMachine::authState, System::currentTimeMillis, kv::caughtUp),
                 audit,
                 grpcMeters);
     api =
@@ -659,6 +661,14 @@ public final class ShaleNode implements AutoCloseable {
 
   public RaftGroup group() {
     return group;
+  }
+
+  /**
+   * Completes once this node has applied every entry the leader had committed when called (see
+   * {@link KvService#caughtUp}).
+   */
+  public java.util.concurrent.CompletableFuture<?> caughtUp() {
+    return kv.caughtUp();
   }
 
   public ShaleStateMachine stateMachine() {

@@ -32,6 +32,17 @@ import org.slf4j.LoggerFactory;
 public final class CommandApplier {
   private static final Logger LOG = LoggerFactory.getLogger(CommandApplier.class);
 
+  /** Request ids recorded lately: most writes skip the engine lookup of their id. */
+  private final RecentRequestIds recent = new RecentRequestIds();
+
+  /**
+   * The apply thread now applies to {@code state} (opened, or installed from a snapshot): the
+   * recent request ids are read from its records. Until called, every id is looked up.
+   */
+  public void startFrom(Engine state) {
+    recent.load(state, state.lastAppliedIndex());
+  }
+
   /** The batch to apply at the entry's index, and the encoded reply to the client. */
   public record Applied(WriteBatch batch, byte[] reply) {}
 
@@ -80,7 +91,7 @@ public final class CommandApplier {
    * Adds the effects of one command to {@code batch} and returns its encoded reply. {@code
    * idsInEntry} holds the request ids recorded earlier in the same entry.
    */
-  private static byte[] applyOne(
+  private byte[] applyOne(
       Engine state,
       Command command,
       long index,
@@ -96,7 +107,7 @@ public final class CommandApplier {
       if (sameEntry != null) {
         return answerRetry(index, hash, sameEntry.commandHash(), sameEntry.reply(), state, command);
       }
-      RequestRecords.Record earlier = RequestRecords.find(state, requestId, index);
+      RequestRecords.Record earlier = RequestRecords.find(state, requestId, index, recent);
       if (earlier != null) {
         return answerRetry(index, hash, earlier.commandHash(), earlier.reply(), state, command);
       }
@@ -119,6 +130,7 @@ public final class CommandApplier {
     if (requestId != null) {
       byte[] stored = Reply.encode(storable(reply));
       RequestRecords.record(batch, requestId, index, hash, stored);
+      recent.add(requestId, index);
       idsInEntry.put(ByteBuffer.wrap(requestId), new Recorded(hash, stored));
     }
     return bytes;

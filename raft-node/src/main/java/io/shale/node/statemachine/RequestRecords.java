@@ -49,7 +49,12 @@ final class RequestRecords {
   }
 
   private static byte[] indexKey(long index, byte[] requestId) {
-    return concat(concat(BY_INDEX, ByteBuffer.allocate(8).putLong(index).array()), requestId);
+    return concat(indexKeyPrefix(index), requestId);
+  }
+
+  /** Where the expiry keys of the records applied at {@code index} begin. */
+  static byte[] indexKeyPrefix(long index) {
+    return concat(BY_INDEX, ByteBuffer.allocate(8).putLong(index).array());
   }
 
   /** The SHA-256 of a command's encoded form: what binds a request id to one command. */
@@ -82,6 +87,17 @@ final class RequestRecords {
    * index}; null otherwise.
    */
   static Record find(Engine engine, byte[] requestId, long index) {
+    return find(engine, requestId, index, null);
+  }
+
+  /**
+   * As {@link #find(Engine, byte[], long)}, not reading the engine when {@code recent} rules out a
+   * record.
+   */
+  static Record find(Engine engine, byte[] requestId, long index, RecentRequestIds recent) {
+    if (recent != null && !recent.mayHold(requestId, index)) {
+      return null;
+    }
     byte[] stored = engine.get(lookupKey(requestId));
     if (stored == null || stored.length < 8 + HASH_BYTES) {
       return null;

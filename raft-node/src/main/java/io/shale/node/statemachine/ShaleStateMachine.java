@@ -183,6 +183,7 @@ public final class ShaleStateMachine extends BaseStateMachine
       }
     }
     auth = AuthState.load(e);
+    applier.startFrom(e);
     engine = e;
     if (applied) {
       // Last: whoever sees the new applied index finds the engine that holds it.

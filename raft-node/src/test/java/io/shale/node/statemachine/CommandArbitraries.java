@@ -70,8 +70,13 @@ final class CommandArbitraries {
 
   /** A plain command under a request id. */
   static Arbitrary<Command> identified() {
+    return identifiedAmong(1_000_000);
+  }
+
+  /** Identified commands whose ids are among {@code ids} (few: ids get reused). */
+  static Arbitrary<Command> identifiedAmong(int ids) {
     return Arbitraries.integers()
-        .between(0, 1_000_000)
+        .between(0, ids - 1)
         .flatMap(n -> plain().map(c -> new Command.Identified(("id-" + n).getBytes(UTF_8), c)));
   }
 
