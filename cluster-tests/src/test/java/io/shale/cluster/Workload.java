@@ -15,7 +15,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Concurrent clients doing random reads, writes and compare-and-sets on a few keys (so that they
  * conflict often), recording every operation for the linearizability checker. Values are unique per
- * write ("p3-17:" then padding); one in ten is 9 KiB, above the engine's blob threshold.
+ * write ("p3-17:" then padding); one in ten is 9 KiB, above the engine's blob threshold. Reads go
+ * to every node in turn (the SDK's default), so followers' read indexes and the leader's lease are
+ * what the checker judges.
  *
  * <p>Outcomes: an answer is recorded as it is; a write refused by write pressure never happened
  * (dropped); a write that failed otherwise (timeout, no node reachable) may or may not have

@@ -46,6 +46,9 @@ final class RaftSubmitter {
   /** Whether a follower answers linearizable reads itself, after a read index from the leader. */
   private final boolean followerReads;
 
+  /** Linearizable reads answered here share read indexes. */
+  private final ReadBarrier reads = new ReadBarrier(this::readIndexBarrier);
+
   RaftSubmitter(
       RaftServer.Division division,
       ShaleStateMachine stateMachine,
@@ -94,25 +97,21 @@ final class RaftSubmitter {
   CompletableFuture<Reply> readAsync(Query q, boolean stale) {
     Message m = Messages.of(Query.encode(q));
     if (stale) {
-      return stateMachine
-          .query(m)
-          .handle(
-              (r, e) -> {
-                if (e == null) {
-                  return Reply.decode(r.getContent().toByteArray());
-                }
-                Throwable cause = unwrap(e);
-                if (cause instanceof IllegalArgumentException bad) {
-                  throw new CompletionException(bad);
-                }
-                // The engine is closing or being swapped for an installed snapshot: transient.
-                throw new CompletionException(
-                    StatusMapper.unavailable(
-                        "this replica cannot serve reads right now (closing or installing a"
-                            + " snapshot); retry",
-                        cause));
-              });
+      return localQuery(m);
     }
+    if (mayServeReadsHere()) {
+      // Many reads share one read index; if this node cannot get one (a leader change), the read
+      // goes to the leader.
+      return reads
+          .await()
+          .handle((ok, e) -> e == null ? localQuery(m) : linearizableElsewhere(m))
+          .thenCompose(r -> r);
+    }
+    return linearizableElsewhere(m);
+  }
+
+  /** A linearizable read through Ratis's read-only path (this node's server, or the leader). */
+  private CompletableFuture<Reply> linearizableElsewhere(Message m) {
     return submit(m, RaftClientRequest.readRequestType())
         .thenApply(
             r -> {
@@ -124,6 +123,55 @@ final class RaftSubmitter {
               return Reply.decode(r.getMessage().getContent().toByteArray());
             });
   }
+
+  /** Answers from this node's applied state as it is. */
+  private CompletableFuture<Reply> localQuery(Message m) {
+    return stateMachine
+        .query(m)
+        .handle(
+            (r, e) -> {
+              if (e == null) {
+                return Reply.decode(r.getContent().toByteArray());
+              }
+              Throwable cause = unwrap(e);
+              if (cause instanceof IllegalArgumentException bad) {
+                throw new CompletionException(bad);
+              }
+              // The engine is closing or being swapped for an installed snapshot: transient.
+              throw new CompletionException(
+                  StatusMapper.unavailable(
+                      "this replica cannot serve reads right now (closing or installing a"
+                          + " snapshot); retry",
+                      cause));
+            });
+  }
+
+  /** Whether this node gets read indexes itself: it leads, or follows a known leader. */
+  private boolean mayServeReadsHere() {
+    var info = division.getInfo();
+    return info.isLeader() || (followerReads && info.getLeaderId() != null);
+  }
+
+  /**
+   * One read-index barrier: a linearizable read of this node's write pressure (small) through its
+   * own server, which completes once this node has applied up to the leader's commit index.
+   */
+  private CompletableFuture<?> readIndexBarrier() {
+    CompletableFuture<RaftClientReply> f = local(BARRIER, RaftClientRequest.readRequestType());
+    if (f == null) {
+      return CompletableFuture.failedFuture(new IOException("this node serves no reads now"));
+    }
+    return f.thenApply(
+        r -> {
+          if (!r.isSuccess() || !servedHere(r)) {
+            throw new CompletionException(
+                new IOException("no read index here: " + r.getException()));
+          }
+          return r;
+        });
+  }
+
+  private static final Message BARRIER = Messages.of(Query.encode(new Query.Pressure()));
 
   /**
    * Waits for {@code reply} within the call's deadline and returns it, throwing the status it
