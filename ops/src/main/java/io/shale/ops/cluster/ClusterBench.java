@@ -52,7 +52,8 @@ public final class ClusterBench {
       double seconds,
       Histogram latency,
       long errors,
-      CpuUsage.PerOp cpu) {
+      CpuUsage.PerOp cpu,
+      List<PutBreakdown.Stage> breakdown) {
     double opsPerSecond() {
       return ops / seconds;
     }
@@ -111,6 +112,7 @@ public final class ClusterBench {
       }
     }
     List<Cell> cells = new ArrayList<>();
+    Map<String, long[]> coldStarts = new LinkedHashMap<>();
     String etcdVersion = "";
     Instant started = Instant.now();
     for (String system : systems) {
@@ -128,6 +130,8 @@ public final class ClusterBench {
         if (target instanceof EtcdTarget e) {
           etcdVersion = e.version;
         }
+        // Measured apart: how fast a freshly started cluster takes puts, second by second.
+        coldStarts.put(system, coldStart(target));
         // Unmeasured: JVMs compile their hot paths in the first minutes (on 2 cores shared by
         // three nodes and the client, a cold Shale node is several times slower), and etcd gets
         // the same treatment.
@@ -149,7 +153,53 @@ public final class ClusterBench {
         }
       }
     }
-    write(out, cells, seconds, warmup, started, etcdVersion);
+    write(out, cells, seconds, warmup, started, etcdVersion, coldStarts);
+  }
+
+  /** Seconds of puts measured right after a cluster is ready, one count per second. */
+  static final int COLD_SECONDS = 10;
+
+  /**
+   * Puts of 256 B at 16 in flight from the moment the cluster is ready (its JVMs cold), counted
+   * second by second: what a user's first seconds look like.
+   */
+  private static long[] coldStart(KvTarget target) throws InterruptedException {
+    long start = System.nanoTime();
+    long end = start + TimeUnit.SECONDS.toNanos(COLD_SECONDS);
+    java.util.concurrent.atomic.AtomicLongArray perSecond =
+        new java.util.concurrent.atomic.AtomicLongArray(COLD_SECONDS);
+    byte[] value = value(256, 7);
+    Thread[] threads = new Thread[16];
+    for (int t = 0; t < threads.length; t++) {
+      int id = t;
+      threads[t] =
+          new Thread(
+              () -> {
+                SplittableRandom random = new SplittableRandom(id);
+                for (long now; (now = System.nanoTime()) < end; ) {
+                  try {
+                    target.put(key(random.nextInt(KEYS)), value);
+                  } catch (RuntimeException e) {
+                    continue;
+                  }
+                  long done = System.nanoTime();
+                  if (done < end) {
+                    perSecond.incrementAndGet((int) ((done - start) / 1_000_000_000L));
+                  }
+                }
+              },
+              "cold-" + t);
+      threads[t].start();
+    }
+    for (Thread t : threads) {
+      t.join();
+    }
+    long[] out = new long[COLD_SECONDS];
+    for (int i = 0; i < COLD_SECONDS; i++) {
+      out[i] = perSecond.get(i);
+    }
+    System.out.println("cluster-bench: cold start, puts per second: " + Arrays.toString(out));
+    return out;
   }
 
   private static void waitUntil(long nanoTime) {
@@ -263,8 +313,18 @@ public final class ClusterBench {
     // CPU over exactly the measured window.
     waitUntil(measureFrom);
     CpuUsage.Sample cpuFrom = CpuUsage.sample(target.servers());
+    int leader = target.leaderIndex();
+    Map<String, Double> metersFrom = op.equals("put") ? target.meters(leader) : null;
     waitUntil(end);
     CpuUsage.Sample cpuTo = CpuUsage.sample(target.servers());
+    List<PutBreakdown.Stage> breakdown = null;
+    if (metersFrom != null) {
+      Map<String, Double> metersTo = target.meters(leader);
+      Map<String, Double> follower = target.meters((leader + 1) % 3);
+      if (metersTo != null && follower != null) {
+        breakdown = PutBreakdown.stages(metersFrom, metersTo, follower);
+      }
+    }
     for (Thread t : threads) {
       t.join();
     }
@@ -284,7 +344,8 @@ public final class ClusterBench {
             seconds,
             all,
             errors.get(),
-            CpuUsage.between(cpuFrom, cpuTo, ops, target.leaderIndex()));
+            CpuUsage.between(cpuFrom, cpuTo, ops, target.leaderIndex()),
+            breakdown);
     System.out.printf(
         Locale.ROOT,
         "cluster-bench: %-5s %-3s %6d B x%-3d %9.0f ops/s  P50 %7.2f ms"
@@ -306,7 +367,8 @@ public final class ClusterBench {
       double seconds,
       double warmup,
       Instant started,
-      String etcdVersion)
+      String etcdVersion,
+      Map<String, long[]> coldStarts)
       throws IOException {
     Map<String, List<Cell>> runs = new LinkedHashMap<>();
     for (Cell c : cells) {
@@ -454,6 +516,63 @@ public final class ClusterBench {
               c.cpu().clientMs(),
               c.cpu().hostIdlePercent()));
     }
+    List<Cell> broken = byKey.values().stream().filter(c -> c.breakdown() != null).toList();
+    if (!broken.isEmpty()) {
+      md.append(
+          "\nWhere a put's time goes, from the nodes' own meters (ms; the leader's gRPC time, slot"
+              + " wait and writes per entry over the last run's window, Ratis's timers as their"
+              + " recent means; a follower's columns from one follower):\n\n");
+      md.append("| system | value | concurrency | client P50 |");
+      for (PutBreakdown.Stage st : broken.get(0).breakdown()) {
+        md.append(" ").append(st.stage()).append(" (").append(st.where()).append(") |");
+      }
+      md.append("\n|---|---|---|---|");
+      md.append("---|".repeat(broken.get(0).breakdown().size())).append("\n");
+      for (Cell c : broken) {
+        md.append(
+            String.format(
+                Locale.ROOT,
+                "| %s | %s | %d | %.2f |",
+                c.system(),
+                size(c.valueBytes()),
+                c.concurrency(),
+                c.p50Ms()));
+        for (PutBreakdown.Stage st : c.breakdown()) {
+          md.append(" ").append(PutBreakdown.format(st)).append(" |");
+        }
+        md.append("\n");
+      }
+    }
+    if (!coldStarts.isEmpty()) {
+      md.append(
+          "\nCold start: puts of 256 B at 16 in flight in each of the first "
+              + COLD_SECONDS
+              + " s after the cluster was ready (its processes just started), against the steady"
+              + " rate of the same cell measured later:\n\n");
+      md.append("| system | puts in second 1, 2, ... | steady puts/s | first second at 80% |\n");
+      md.append("|---|---|---|---|\n");
+      for (Map.Entry<String, long[]> e : coldStarts.entrySet()) {
+        Cell steady = byKey.get(e.getKey() + "/put/256/16");
+        int reached = -1;
+        for (int i = 0; steady != null && i < e.getValue().length; i++) {
+          if (e.getValue()[i] >= 0.8 * steady.opsPerSecond()) {
+            reached = i + 1;
+            break;
+          }
+        }
+        md.append("| ")
+            .append(e.getKey())
+            .append(" | ")
+            .append(
+                String.join(", ", Arrays.stream(e.getValue()).mapToObj(Long::toString).toList()))
+            .append(" | ")
+            .append(
+                steady == null ? "-" : String.format(Locale.ROOT, "%.0f", steady.opsPerSecond()))
+            .append(" | ")
+            .append(reached < 0 ? "not within " + COLD_SECONDS + " s" : reached + " s")
+            .append(" |\n");
+      }
+    }
     long errors = cells.stream().mapToLong(Cell::errors).sum();
     md.append("\nFailed calls (not in the figures): ").append(errors).append(".\n");
     Files.createDirectories(out.toAbsolutePath().getParent());
@@ -496,7 +615,8 @@ public final class ClusterBench {
         seconds,
         latency,
         errors,
-        new CpuUsage.PerOp(servers / n, leader / n, client / n, idle / n));
+        new CpuUsage.PerOp(servers / n, leader / n, client / n, idle / n),
+        runs.get(n - 1).breakdown());
   }
 
   /** Each run's rate, as "[a, b]" (empty for a single run). */

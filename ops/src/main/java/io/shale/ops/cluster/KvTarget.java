@@ -17,6 +17,14 @@ interface KvTarget extends AutoCloseable {
     return -1;
   }
 
+  /**
+   * Server {@code i}'s meters (Prometheus text parsed by {@link PutBreakdown#parse}), or null when
+   * the system exposes none to the harness.
+   */
+  default java.util.Map<String, Double> meters(int i) {
+    return null;
+  }
+
   /** Frees what was started (processes, channels) and their data. */
   @Override
   void close();

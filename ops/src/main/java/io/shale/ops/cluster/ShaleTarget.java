@@ -39,6 +39,7 @@ final class ShaleTarget implements KvTarget {
   private final List<Process> started = new ArrayList<>();
   private final String[] api = new String[3];
   private final String[] raft = new String[3];
+  private final String[] http = new String[3];
   private final List<List<String>> commands = new ArrayList<>();
   private int restarts;
   private int leaderIndex = -1;
@@ -73,6 +74,7 @@ final class ShaleTarget implements KvTarget {
     for (int i = 0; i < 3; i++) {
       raft[i] = "127.0.0.1:" + LocalProcesses.freePort();
       api[i] = "127.0.0.1:" + LocalProcesses.freePort();
+      http[i] = "127.0.0.1:" + LocalProcesses.freePort();
       peers
           .append("[[peers]]\nid = \"")
           .append(ids[i])
@@ -91,6 +93,9 @@ final class ShaleTarget implements KvTarget {
               + ids[i]
               + "\"\ncluster = \"bench\"\n"
               + (tls ? "" : "insecure = true\n")
+              + "http_address = \""
+              + http[i]
+              + "\"\n"
               + "data_dir = \""
               + dir.resolve(ids[i])
               + "\"\n\n"
@@ -132,6 +137,34 @@ final class ShaleTarget implements KvTarget {
     stubs = new StubPool<>(leader, channelCount, KVGrpc::newBlockingStub, open);
     // Reads spread over every node, as the SDK sends them by default.
     readStubs = new StubPool<>(List.of(api), channelCount, KVGrpc::newBlockingStub, open);
+  }
+
+  /**
+   * Node {@code i}'s meters as its {@code /metrics} page shows them (Prometheus text), for the
+   * benchmark's breakdown of where a put's time goes.
+   */
+  String metrics(int i) throws IOException, InterruptedException {
+    java.net.http.HttpResponse<String> r =
+        java.net.http.HttpClient.newHttpClient()
+            .send(
+                java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create("http://" + http[i] + "/metrics"))
+                    .timeout(Duration.ofSeconds(10))
+                    .build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+    return r.body();
+  }
+
+  @Override
+  public java.util.Map<String, Double> meters(int i) {
+    try {
+      return PutBreakdown.parse(metrics(i));
+    } catch (IOException e) {
+      return null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
+    }
   }
 
   /** The nodes' KV API addresses, n1 to n3. */

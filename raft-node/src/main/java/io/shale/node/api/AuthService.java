@@ -86,7 +86,8 @@ public final class AuthService extends AuthGrpc.AuthImplBase {
             stateMachine,
             raft,
             new StatusMapper(division.getId().toString(), registry),
-            false);
+            false,
+            java.util.concurrent.ForkJoinPool.commonPool());
     this.tokenTtl = tokenTtl;
     this.clockMs = clockMs;
   }

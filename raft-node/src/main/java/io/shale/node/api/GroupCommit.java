@@ -1,6 +1,8 @@
 package io.shale.node.api;
 
-import io.shale.engine.concurrent.DaemonThreads;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.shale.node.statemachine.Command;
 import io.shale.node.statemachine.Reply;
 import java.io.IOException;
@@ -8,9 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * every write waiting behind it (up to {@code maxWrites} writes or {@code maxBytes} bytes), so a
  * lone write never waits for a group to fill, and grouping only happens when writes arrive faster
  * than one round trip. When a group's entry is applied, its writes are answered together on the
- * reply thread, which then sends the next group: no thread waits on Raft.
+ * submitter's reply thread, which then sends the next group: no thread waits on Raft.
  *
  * <p>Compare-and-sets and range deletes read state at apply time and are not grouped.
  */
@@ -54,22 +54,33 @@ public final class GroupCommit implements AutoCloseable {
     CompletableFuture<Reply> submit(Command entry);
   }
 
-  private record Pending(Command command, int bytes, CompletableFuture<Reply> reply) {}
+  private record Pending(
+      Command command, int bytes, CompletableFuture<Reply> reply, long queuedNanos) {}
 
   private final Submitter submitter;
   private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
   private final AtomicInteger inFlight = new AtomicInteger();
 
-  /** Answers the writes of an applied group, off Ratis's apply thread. */
-  private final ExecutorService replies;
-
   private volatile boolean closed;
 
-  GroupCommit(String name, Bounds bounds, Submitter submitter) {
+  /** How long a write waited for a free slot, and how many writes each entry carried. */
+  private final Timer queued;
+
+  private final DistributionSummary groupSizes;
+
+  GroupCommit(String name, Bounds bounds, Submitter submitter, MeterRegistry registry) {
     this.bounds = bounds;
     this.submitter = submitter;
-    this.replies =
-        Executors.newSingleThreadExecutor(DaemonThreads.numbered(name + "-write-replies"));
+    this.queued =
+        Timer.builder("shale.group_commit.queued")
+            .description("time a write waited for a free group slot")
+            .tag("node", name)
+            .register(registry);
+    this.groupSizes =
+        DistributionSummary.builder("shale.group_commit.writes")
+            .description("writes per log entry sent by group commit")
+            .tag("node", name)
+            .register(registry);
   }
 
   /** Queues a batch, or an identified batch, for the next group. */
@@ -79,7 +90,7 @@ public final class GroupCommit implements AutoCloseable {
       f.completeExceptionally(new IOException("the node is shutting down"));
       return f;
     }
-    queue.add(new Pending(command, bytes, f));
+    queue.add(new Pending(command, bytes, f, System.nanoTime()));
     sendWhileSlotsFree();
     return f;
   }
@@ -116,6 +127,11 @@ public final class GroupCommit implements AutoCloseable {
   }
 
   private void send(List<Pending> group) {
+    long now = System.nanoTime();
+    for (Pending p : group) {
+      queued.record(now - p.queuedNanos(), TimeUnit.NANOSECONDS);
+    }
+    groupSizes.record(group.size());
     CompletableFuture<Reply> sent;
     try {
       if (group.size() == 1) {
@@ -130,22 +146,13 @@ public final class GroupCommit implements AutoCloseable {
     } catch (RuntimeException e) {
       sent = CompletableFuture.failedFuture(e);
     }
-    sent.whenCompleteAsync(
+    // The submitter completes on its reply threads, never on a thread of Ratis.
+    sent.whenComplete(
         (reply, e) -> {
           inFlight.decrementAndGet();
           answer(group, reply, e);
           sendWhileSlotsFree();
-        },
-        this::onReplyThread);
-  }
-
-  /** Runs {@code r} on the reply thread, or here once it stopped (in-flight groups at close). */
-  private void onReplyThread(Runnable r) {
-    try {
-      replies.execute(r);
-    } catch (RejectedExecutionException stopped) {
-      r.run();
-    }
+        });
   }
 
   private static void answer(List<Pending> group, Reply reply, Throwable e) {
@@ -174,6 +181,5 @@ public final class GroupCommit implements AutoCloseable {
     for (Pending p; (p = queue.poll()) != null; ) {
       p.reply().completeExceptionally(new IOException("the node is shutting down"));
     }
-    replies.shutdown();
   }
 }

@@ -55,6 +55,9 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
   private final WritePath writes;
   private final CallRunner calls;
 
+  /** Where Ratis's replies are taken up and answered (two: answering a group is work). */
+  private final java.util.concurrent.ExecutorService replyThreads;
+
   /**
    * @param limits what a request may hold; beyond it is INVALID_ARGUMENT naming the limit
    * @param registry where refused, delayed and failed requests are counted
@@ -76,10 +79,14 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
     StatusMapper statuses = new StatusMapper(node, registry);
     this.division = division;
     this.limits = limits;
-    this.submitter = new RaftSubmitter(division, stateMachine, raft, statuses, followerReads);
+    this.replyThreads =
+        java.util.concurrent.Executors.newFixedThreadPool(
+            2, io.shale.engine.concurrent.DaemonThreads.numbered(node + "-replies"));
+    this.submitter =
+        new RaftSubmitter(division, stateMachine, raft, statuses, followerReads, replyThreads);
     this.writes =
         new WritePath(
-            new GroupCommit(node, grouping, submitter::writeAsync),
+            new GroupCommit(node, grouping, submitter::writeAsync, registry),
             submitter,
             pressure,
             statuses,
@@ -101,6 +108,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
   public void close() {
     writes.close();
     calls.close();
+    replyThreads.shutdown();
   }
 
   private ResponseHeader header(long appliedIndex) {

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.ClientId;
@@ -46,6 +47,13 @@ final class RaftSubmitter {
   /** Whether a follower answers linearizable reads itself, after a read index from the leader. */
   private final boolean followerReads;
 
+  /**
+   * Where replies from Ratis are taken up: never on Ratis's own threads (its apply thread completes
+   * many futures), where a reply's work, or a resend through the client that may wait for room,
+   * would hold up applying or deadlock.
+   */
+  private final Executor replies;
+
   /** Linearizable reads answered here share read indexes. */
   private final ReadBarrier reads = new ReadBarrier(this::readIndexBarrier);
 
@@ -54,8 +62,10 @@ final class RaftSubmitter {
       ShaleStateMachine stateMachine,
       RaftClient raft,
       StatusMapper statuses,
-      boolean followerReads) {
+      boolean followerReads,
+      Executor replies) {
     this.followerReads = followerReads;
+    this.replies = replies;
     this.division = division;
     this.stateMachine = stateMachine;
     this.raft = raft;
@@ -161,14 +171,15 @@ final class RaftSubmitter {
     if (f == null) {
       return CompletableFuture.failedFuture(new IOException("this node serves no reads now"));
     }
-    return f.thenApply(
+    return f.thenApplyAsync(
         r -> {
           if (!r.isSuccess() || !servedHere(r)) {
             throw new CompletionException(
                 new IOException("no read index here: " + r.getException()));
           }
           return r;
-        });
+        },
+        replies);
   }
 
   private static final Message BARRIER = Messages.of(Query.encode(new Query.Pressure()));
@@ -212,14 +223,15 @@ final class RaftSubmitter {
       return viaClient(message, type);
     }
     return local
-        .handle(
+        .handleAsync(
             (r, e) -> {
               if (e != null && unwrap(e) instanceof IllegalArgumentException bad) {
                 // The state machine refused the request itself: no other node would answer it.
                 return CompletableFuture.<RaftClientReply>failedFuture(bad);
               }
               return e == null && servedHere(r) ? CompletableFuture.completedFuture(r) : null;
-            })
+            },
+            replies)
         .thenCompose(r -> r != null ? r : viaClient(message, type));
   }
 
@@ -229,7 +241,7 @@ final class RaftSubmitter {
     // Reads unordered: a failed read in the client's ordered stream would close it for every
     // later request.
     return (read ? raft.async().sendReadOnlyUnordered(message) : raft.async().send(message))
-        .handle(
+        .handleAsync(
             (r, e) -> {
               if (e == null) {
                 return r;
@@ -241,7 +253,8 @@ final class RaftSubmitter {
                   read
                       ? StatusMapper.unavailable("the read could not be served: " + cause, cause)
                       : statuses.writeFailure(cause));
-            });
+            },
+            replies);
   }
 
   /** Whether a reply from this node's own server is the answer (not a leader change to retry). */
