@@ -11,8 +11,8 @@ import java.util.function.Predicate;
  * Where a put's time goes, from the nodes' own meters scraped before and after a cell: the leader's
  * gRPC server time for Put, the wait for a group-commit slot and the writes per log entry (both as
  * differences over the cell), and Ratis's stage timers (means over its recent samples: the Raft
- * write from submission to reply, the log worker's queue, write and fsync, each follower's append
- * round trip as the leader sees it, and a follower's handling of an append).
+ * write from submission to reply, the log worker's queue, write and fsync, and a follower's
+ * handling of an append with its fsync).
  */
 final class PutBreakdown {
   /** One stage: what it is, where it is measured, its mean in ms (or a count). */
@@ -117,12 +117,6 @@ final class PutBreakdown {
             "log fsync",
             "leader",
             1e3 * mean(leaderAfter, n -> n.contains("syncTime_mean")),
-            "ms"));
-    out.add(
-        new Stage(
-            "append round trip to a follower (send, follower's write and fsync, answer)",
-            "leader",
-            1e3 * mean(leaderAfter, n -> n.contains("rpc_response_time_mean")),
             "ms"));
     out.add(
         new Stage(

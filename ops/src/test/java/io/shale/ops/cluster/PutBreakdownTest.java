@@ -29,9 +29,8 @@ class PutBreakdownTest {
       shale_group_commit_writes_sum{node="n1"} 400.0
       ratis_log_worker_n1_flushTime_mean_seconds 0.0002
       ratis_log_worker_n1_syncTime_mean_seconds 0.0008
-      ratis_log_appender_n1_follower_n2_rpc_response_time_mean_seconds 0.002
-      ratis_log_appender_n1_follower_n3_rpc_response_time_mean_seconds 0.004
-      ratis_log_appender_n1_follower_n9_rpc_response_time_mean_seconds NaN
+      ratis_server_n1_clientWriteRequest_mean_seconds 0.004
+      ratis_server_n9_clientWriteRequest_mean_seconds NaN
       """;
 
   @Test
@@ -53,11 +52,9 @@ class PutBreakdownTest {
     assertThat(byName.get("log write@leader")).isCloseTo(0.2, within(1e-9));
     assertThat(byName.get("log fsync@leader")).isCloseTo(0.8, within(1e-9));
     assertThat(byName.get("log fsync@follower")).isCloseTo(0.5, within(1e-9));
-    // The mean over followers with samples (a NaN one is left out).
-    assertThat(
-            byName.get(
-                "append round trip to a follower (send, follower's write and fsync, answer)@leader"))
-        .isCloseTo(3.0, within(1e-9));
+    // A mean over the meters with samples (a NaN one is left out).
+    assertThat(byName.get("Raft write: submitted to applied and answered@leader"))
+        .isCloseTo(4.0, within(1e-9));
     // No sample at all: not a number, shown as "-".
     PutBreakdown.Stage slot =
         stages.stream().filter(s -> s.stage().startsWith("waiting")).findFirst().orElseThrow();

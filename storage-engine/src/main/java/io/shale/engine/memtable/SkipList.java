@@ -66,8 +66,9 @@ final class SkipList {
    */
   boolean put(byte[] key, long sequence, ValueKind kind, byte[] value) {
     long valueRef = writeValue(kind, value);
-    long found = arena.getLong(descend(key, sequence, splice), NEXT);
-    if (found != 0 && compare(found, key, sequence) == 0) {
+    long[] words = words(key);
+    long found = arena.getLong(descend(words, key.length, sequence, splice), NEXT);
+    if (found != 0 && compare(found, words, key.length, sequence) == 0) {
       arena.setLinkRelease(found, VALUE, valueRef);
       return false;
     }
@@ -105,8 +106,9 @@ final class SkipList {
   long seekAtOrAfter(byte[] key, long sequence) {
     // Re-check after the descent: the writer may have linked a node after the predecessor since,
     // and one that sorts before the target (a newer version of the key) is not an answer.
-    long n = arena.getLinkAcquire(descend(key, sequence, null), NEXT);
-    while (n != 0 && compare(n, key, sequence) < 0) {
+    long[] words = words(key);
+    long n = arena.getLinkAcquire(descend(words, key.length, sequence, null), NEXT);
+    while (n != 0 && compare(n, words, key.length, sequence) < 0) {
       n = arena.getLinkAcquire(n, NEXT);
     }
     return n;
@@ -114,19 +116,20 @@ final class SkipList {
 
   /** The last node before {@code key@sequence} in internal order, or 0 (the head) if none. */
   long seekBefore(byte[] key, long sequence) {
-    return descend(key, sequence, null);
+    return descend(words(key), key.length, sequence, null);
   }
 
   /**
    * The search every operation shares: from the top level down, the last node before {@code
    * key@sequence} on each level, recorded in {@code splice} if given (the writer's insert points);
-   * returns the one on level 0.
+   * returns the one on level 0. The key comes as its words ({@link #words}), converted once for the
+   * whole search rather than at each of its comparisons.
    */
-  private long descend(byte[] key, long sequence, long[] splice) {
+  private long descend(long[] key, int keyLength, long sequence, long[] splice) {
     long x = HEAD;
     for (int level = height - 1; level >= 0; level--) {
       long next = arena.getLinkAcquire(x, NEXT + level);
-      while (next != 0 && compare(next, key, sequence) < 0) {
+      while (next != 0 && compare(next, key, keyLength, sequence) < 0) {
         x = next;
         next = arena.getLinkAcquire(x, NEXT + level);
       }
@@ -160,26 +163,40 @@ final class SkipList {
 
   /** Compares a node's internal key with {@code key@sequence}. */
   int compare(long node, byte[] key, long sequence) {
+    return compare(node, words(key), key.length, sequence);
+  }
+
+  /** As {@link #compare(long, byte[], long)}, the key given as its words and length. */
+  private int compare(long node, long[] key, int keyLength, long sequence) {
     long[] chunk = arena.longs(node);
     int at = Arena.offsetOf(node);
     long lengthAndHeight = chunk[at + KEY_LENGTH_AND_HEIGHT];
     int length = (int) (lengthAndHeight >>> 8);
     int words = at + NEXT + (int) (lengthAndHeight & 0xff);
-    int common = Math.min(length, key.length);
+    int commonWords = (Math.min(length, keyLength) + 7) / 8;
     // Words are compared as unsigned numbers, which orders them as their bytes. Past the shorter
     // key's end its word holds zeros, so a difference there puts the shorter key first, as the
     // byte order does; if none, the shorter key is a prefix of the other and sorts first.
-    for (int i = 0; i < common; i += 8) {
-      long a = chunk[words + i / 8];
-      long b = word(key, i);
+    for (int w = 0; w < commonWords; w++) {
+      long a = chunk[words + w];
+      long b = key[w];
       if (a != b) {
         return Long.compareUnsigned(a, b);
       }
     }
-    if (length != key.length) {
-      return length < key.length ? -1 : 1;
+    if (length != keyLength) {
+      return length < keyLength ? -1 : 1;
     }
     return Long.compare(sequence, chunk[at + SEQUENCE]);
+  }
+
+  /** {@code key} as big-endian words, the last padded with zeros (as keys are kept in nodes). */
+  private static long[] words(byte[] key) {
+    long[] words = new long[(key.length + 7) / 8];
+    for (int w = 0; w < words.length; w++) {
+      words[w] = word(key, w * 8);
+    }
+    return words;
   }
 
   /** True if the node's user key equals {@code key}. */
