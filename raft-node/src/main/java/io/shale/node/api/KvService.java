@@ -148,25 +148,37 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
 
   @Override
   public void put(PutRequest req, StreamObserver<PutResponse> out) {
-    calls.serveAsync(
+    writeBatch(
         out,
         req,
-        "write",
-        true,
-        () ->
-            writes
-                .writeAsync(
-                    req.getRequestId(),
-                    new Command.Batch(
-                        List.of(
-                            new Command.Op(
-                                limits.key(req.getKey()), limits.value(req.getValue())))))
-                .thenApply(
-                    r -> PutResponse.newBuilder().setHeader(header(r.appliedIndex())).build()));
+        req.getRequestId(),
+        () -> List.of(new Command.Op(limits.key(req.getKey()), limits.value(req.getValue()))),
+        h -> PutResponse.newBuilder().setHeader(h).build());
   }
 
   @Override
   public void delete(DeleteRequest req, StreamObserver<DeleteResponse> out) {
+    writeBatch(
+        out,
+        req,
+        req.getRequestId(),
+        () -> List.of(new Command.Op(limits.key(req.getKey()), null)),
+        h -> DeleteResponse.newBuilder().setHeader(h).build());
+  }
+
+  /** Operations of a request, validated when the call starts (a limit throws). */
+  @FunctionalInterface
+  private interface Ops {
+    List<Command.Op> get();
+  }
+
+  /** Serves a request that is one batch of {@code ops}, answered with the applied header. */
+  private <T> void writeBatch(
+      StreamObserver<T> out,
+      com.google.protobuf.MessageLite req,
+      ByteString requestId,
+      Ops ops,
+      java.util.function.Function<ResponseHeader, T> response) {
     calls.serveAsync(
         out,
         req,
@@ -174,11 +186,8 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
         true,
         () ->
             writes
-                .writeAsync(
-                    req.getRequestId(),
-                    new Command.Batch(List.of(new Command.Op(limits.key(req.getKey()), null))))
-                .thenApply(
-                    r -> DeleteResponse.newBuilder().setHeader(header(r.appliedIndex())).build()));
+                .writeAsync(requestId, new Command.Batch(ops.get()))
+                .thenApply(r -> response.apply(header(r.appliedIndex()))));
   }
 
   /**
@@ -235,22 +244,19 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
 
   @Override
   public void batch(BatchRequest req, StreamObserver<BatchResponse> out) {
-    calls.serveAsync(
+    writeBatch(
         out,
         req,
-        "write",
-        true,
+        req.getRequestId(),
         () -> {
           limits.batchSize(req.getOpsCount());
           List<Command.Op> ops = new ArrayList<>(req.getOpsCount());
           for (Op op : req.getOpsList()) {
             ops.add(limits.op(op));
           }
-          return writes
-              .writeAsync(req.getRequestId(), new Command.Batch(ops))
-              .thenApply(
-                  r -> BatchResponse.newBuilder().setHeader(header(r.appliedIndex())).build());
-        });
+          return ops;
+        },
+        h -> BatchResponse.newBuilder().setHeader(h).build());
   }
 
   @Override

@@ -172,49 +172,6 @@ public record NodeConfig(
       long snapshotEveryBytes,
       boolean followerReads,
       boolean leaseReads) {
-    /** As the canonical constructor, reads spread and under lease. */
-    public RaftSettings(
-        Duration electionTimeout,
-        long snapshotEveryEntries,
-        long logSegmentSize,
-        long purgeGap,
-        int pendingWriteLimit,
-        long pendingWriteBytes,
-        Duration pressureReportMaxAge,
-        Duration pressurePollInterval,
-        Duration adminTimeout,
-        int groupCommitThreads,
-        int groupCommitMaxWrites,
-        long groupCommitMaxBytes,
-        Duration snapshotReloadWait,
-        Duration snapshotInstallSettle,
-        Duration checkpointLease,
-        Duration pressureMaxDelay,
-        Duration followerRetryMaxWait,
-        long snapshotEveryBytes) {
-      this(
-          electionTimeout,
-          snapshotEveryEntries,
-          logSegmentSize,
-          purgeGap,
-          pendingWriteLimit,
-          pendingWriteBytes,
-          pressureReportMaxAge,
-          pressurePollInterval,
-          adminTimeout,
-          groupCommitThreads,
-          groupCommitMaxWrites,
-          groupCommitMaxBytes,
-          snapshotReloadWait,
-          snapshotInstallSettle,
-          checkpointLease,
-          pressureMaxDelay,
-          followerRetryMaxWait,
-          snapshotEveryBytes,
-          true,
-          true);
-    }
-
     /** The consensus settings with every later knob at its default. */
     public RaftSettings(
         Duration electionTimeout,
@@ -243,7 +200,9 @@ public record NodeConfig(
           Duration.ofSeconds(120),
           Duration.ofMillis(100),
           Duration.ofMillis(500),
-          256L << 20);
+          256L << 20,
+          true,
+          true);
     }
 
     public static RaftSettings defaults() {

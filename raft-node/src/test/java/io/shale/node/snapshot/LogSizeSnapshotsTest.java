@@ -53,7 +53,9 @@ class LogSizeSnapshotsTest {
         d.checkpointLease(),
         d.pressureMaxDelay(),
         d.followerRetryMaxWait(),
-        snapshotEveryBytes);
+        snapshotEveryBytes,
+        d.followerReads(),
+        d.leaseReads());
   }
 
   @Test
