@@ -27,9 +27,10 @@ import org.HdrHistogram.Histogram;
  * on the same disk, through the same closed-loop harness: for each value size and each concurrency,
  * {@code --seconds} of puts (random keys out of {@link #KEYS}, so values are overwritten) and then
  * {@code --seconds} of linearizable gets of keys loaded beforehand, each call timed into an
- * HdrHistogram after {@code --warmup-seconds}. Each system first gets {@code --jit-warmup-seconds}
- * of unmeasured puts and gets; puts go to the leader, gets to every member in turn (as Shale's SDK
- * and etcd's clients send them); every cell runs {@code --repeats} times (passes over all cells),
+ * HdrHistogram after {@code --warmup-seconds}. Each system first gets unmeasured rounds over every
+ * cell shape, at least {@code --jit-warmup-seconds} and until its rate settles (at most {@code
+ * --max-warmup-seconds}); puts go to the leader, gets to every member in turn (as Shale's SDK and
+ * etcd's clients send them); every cell runs {@code --repeats} times (passes over all cells),
  * reported as the mean with each run's rate; Shale runs all its passes, then etcd. Writes OUT.md
  * (throughput, P50, P99, Shale / etcd ratios, CPU per operation) and OUT.csv (one row per run);
  * options: {@code --help}. Method: docs/benchmarks.md, section "The cluster benchmark".
@@ -70,7 +71,8 @@ public final class ClusterBench {
   public static void main(String[] args) throws Exception {
     double seconds = 10;
     double warmup = 2;
-    double jitWarmup = 60;
+    double jitWarmup = 120;
+    double maxWarmup = 300;
     int repeats = 2;
     int[] sizes = {256, 16 << 10, 64 << 10};
     int[] concurrency = {1, 16, 128};
@@ -83,6 +85,8 @@ public final class ClusterBench {
         case "--warmup-seconds" -> warmup = Double.parseDouble(need(args, ++i, "--warmup-seconds"));
         case "--jit-warmup-seconds" ->
             jitWarmup = Double.parseDouble(need(args, ++i, "--jit-warmup-seconds"));
+        case "--max-warmup-seconds" ->
+            maxWarmup = Double.parseDouble(need(args, ++i, "--max-warmup-seconds"));
         case "--sizes" -> sizes = ints(need(args, ++i, "--sizes"));
         case "--concurrency" -> concurrency = ints(need(args, ++i, "--concurrency"));
         case "--repeats" -> repeats = Integer.parseInt(need(args, ++i, "--repeats"));
@@ -93,6 +97,7 @@ public final class ClusterBench {
           seconds = 2;
           warmup = 0.5;
           jitWarmup = 5;
+          maxWarmup = 5;
           sizes = new int[] {256, 16 << 10};
           concurrency = new int[] {1, 16};
           repeats = 1;
@@ -100,7 +105,7 @@ public final class ClusterBench {
         case "-h", "--help" -> {
           System.out.println(
               "usage: cluster-bench [--seconds S] [--warmup-seconds S] "
-                  + "[--jit-warmup-seconds S] [--sizes B,B] [--concurrency N,N] [--repeats N] "
+                  + "[--jit-warmup-seconds S] [--max-warmup-seconds S] [--sizes B,B] [--concurrency N,N] [--repeats N] "
                   + "[--systems shale,shale-tls,etcd] [--dir DIR] "
                   + "[--out PREFIX] [--quick]");
           return;
@@ -113,6 +118,7 @@ public final class ClusterBench {
     }
     List<Cell> cells = new ArrayList<>();
     Map<String, long[]> coldStarts = new LinkedHashMap<>();
+    Map<String, String> warmUps = new LinkedHashMap<>();
     String etcdVersion = "";
     Instant started = Instant.now();
     for (String system : systems) {
@@ -132,14 +138,7 @@ public final class ClusterBench {
         }
         // Measured apart: how fast a freshly started cluster takes puts, second by second.
         coldStarts.put(system, coldStart(target));
-        // Unmeasured: JVMs compile their hot paths in the first minutes (on 2 cores shared by
-        // three nodes and the client, a cold Shale node is several times slower), and etcd gets
-        // the same treatment.
-        for (int size : sizes) {
-          load(target, size);
-          run(system, "put", target, size, 16, 0, jitWarmup / sizes.length / 2);
-          run(system, "get", target, size, 16, 0, jitWarmup / sizes.length / 2);
-        }
+        warmUps.put(system, warmUp(system, target, sizes, concurrency, jitWarmup, maxWarmup));
         for (int pass = 0; pass < repeats; pass++) {
           for (int size : sizes) {
             for (int c : concurrency) {
@@ -153,8 +152,75 @@ public final class ClusterBench {
         }
       }
     }
-    write(out, cells, seconds, warmup, started, etcdVersion, coldStarts);
+    write(out, cells, seconds, warmup, started, etcdVersion, coldStarts, warmUps);
   }
+
+  /**
+   * A warm-up round's rates may differ from the previous round's by this much and count as settled:
+   * once warm, rounds of 2 s cells on this 2-core machine still vary by up to about 8%.
+   */
+  static final double SETTLED = 0.10;
+
+  /**
+   * Unmeasured rounds over every cell shape (each size and concurrency, puts and gets, {@link
+   * #WARMUP_CELL_SECONDS} each, less when {@code minSeconds} is short) until at least {@code
+   * minSeconds} have passed and two rounds in a row have a geometric mean rate within {@link
+   * #SETTLED} of the round before, or {@code maxSeconds} have passed. JVMs compile their hot paths
+   * in their first minutes under load (on 2 cores shared by three nodes and the client, a cold
+   * Shale node is several times slower than a warm one): a fixed warm-up left the first pass
+   * measuring a half-warm cluster. etcd gets the same rounds.
+   */
+  private static String warmUp(
+      String system,
+      KvTarget target,
+      int[] sizes,
+      int[] concurrency,
+      double minSeconds,
+      double maxSeconds)
+      throws InterruptedException {
+    long start = System.nanoTime();
+    int shapesPerRound = sizes.length * concurrency.length * 2;
+    // Short rounds when the warm-up is short (--quick), so that one round fits in it.
+    double cellSeconds = Math.min(WARMUP_CELL_SECONDS, Math.max(0.25, minSeconds / shapesPerRound));
+    WarmUpRounds rounds = new WarmUpRounds(minSeconds, maxSeconds, SETTLED);
+    for (int round = 1; ; round++) {
+      double logSum = 0;
+      int shapes = 0;
+      for (int size : sizes) {
+        load(target, size);
+        for (String op : List.of("put", "get")) {
+          for (int c : concurrency) {
+            Cell cell = run(system, op, target, size, c, 0, cellSeconds);
+            logSum += Math.log(Math.max(1, cell.opsPerSecond()));
+            shapes++;
+          }
+        }
+      }
+      double mean = Math.exp(logSum / shapes);
+      boolean done = rounds.record(mean, (System.nanoTime() - start) / 1e9);
+      double change = rounds.lastChange();
+      System.out.printf(
+          Locale.ROOT,
+          "cluster-bench: %s warm-up round %d after %.0f s: geometric mean %.0f ops/s%s%n",
+          system,
+          round,
+          (System.nanoTime() - start) / 1e9,
+          mean,
+          Double.isNaN(change) ? "" : String.format(Locale.ROOT, " (%+.1f%%)", change * 100));
+      if (done) {
+        if (!rounds.isSettled() && maxSeconds > minSeconds) {
+          LOG.warn(
+              "cluster-bench: {} still changing at the end of its warm-up (--max-warmup-seconds)",
+              system);
+        }
+        System.out.println("cluster-bench: " + system + " warmed up: " + rounds.summary());
+        return rounds.summary();
+      }
+    }
+  }
+
+  /** Seconds of each cell shape in a warm-up round. */
+  static final double WARMUP_CELL_SECONDS = 2;
 
   /** Seconds of puts measured right after a cluster is ready, one count per second. */
   static final int COLD_SECONDS = 10;
@@ -368,7 +434,8 @@ public final class ClusterBench {
       double warmup,
       Instant started,
       String etcdVersion,
-      Map<String, long[]> coldStarts)
+      Map<String, long[]> coldStarts,
+      Map<String, String> warmUps)
       throws IOException {
     Map<String, List<Cell>> runs = new LinkedHashMap<>();
     for (Cell c : cells) {
@@ -399,7 +466,11 @@ public final class ClusterBench {
         .append(runs.values().stream().mapToInt(List::size).max().orElse(1))
         .append(
             " runs per cell: ops/s is their mean, each run's rate in brackets, and latencies are"
-                + " over all runs. Latencies in ms.\n\n");
+                + " over all runs. Latencies in ms. Before measuring, unmeasured warm-up rounds over"
+                + " every cell shape: ");
+    warmUps.forEach((system, how) -> md.append(system).append(" ").append(how).append("; "));
+    md.setLength(md.length() - 2);
+    md.append(".\n\n");
     md.append(
         "| op | value | concurrency | Shale ops/s | etcd ops/s | Shale / etcd | Shale P50 "
             + "| etcd P50 | Shale P99 | etcd P99 | P99 etcd / Shale |\n");

@@ -75,14 +75,18 @@ final class LocalProcesses implements AutoCloseable {
   @Override
   public void close() {
     synchronized (processes) {
+      // A polite stop first, so a JVM runs its shutdown (and writes what it writes at exit).
       for (Process p : processes) {
-        p.destroyForcibly();
+        p.destroy();
       }
       for (Process p : processes) {
         try {
-          p.waitFor(10, TimeUnit.SECONDS);
+          if (!p.waitFor(10, TimeUnit.SECONDS)) {
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+          }
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
+          p.destroyForcibly();
         }
       }
       processes.clear();

@@ -110,9 +110,12 @@ final class ShaleTarget implements KvTarget {
                       + "\"\n"
                   : ""));
       List<String> command = new ArrayList<>(List.of(java, "-Xmx" + heap));
-      String extra = System.getenv("SHALE_NODE_JAVA_OPTS"); // e.g. GC or diagnostics options
+      String extra = System.getenv("SHALE_NODE_JAVA_OPTS"); // e.g. GC or diagnostics options;
       if (extra != null && !extra.isBlank()) {
-        command.addAll(List.of(extra.trim().split("\\s+")));
+        // %i is the node's index, for options that name a file per node
+        for (String option : extra.trim().split("\\s+")) {
+          command.add(option.replace("%i", Integer.toString(i)));
+        }
       }
       command.addAll(
           List.of(
