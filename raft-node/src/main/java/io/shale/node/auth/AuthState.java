@@ -14,6 +14,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Users, roles and the token key as of one applied index, read from the engine, where they live
@@ -49,6 +50,13 @@ public final class AuthState {
   private final Map<String, StoredUser> users;
   private final Map<String, StoredRole> roles;
   private final byte[] tokenKey;
+
+  /**
+   * Each existing user's grants, built on its first call against this state: every API call asks
+   * for them, and building them collects and sorts the ranges of all the user's roles. Bounded by
+   * the stored users; the state is immutable, so the entries never go stale.
+   */
+  private final Map<String, Grants> grantsByUser = new ConcurrentHashMap<>();
 
   private AuthState(Map<String, StoredUser> users, Map<String, StoredRole> roles, byte[] tokenKey) {
     this.users = users;
@@ -143,10 +151,20 @@ public final class AuthState {
 
   /** What {@code user}'s roles allow; null when there is no such user. */
   public Grants grants(String user) {
+    Grants known = grantsByUser.get(user);
+    if (known != null) {
+      return known;
+    }
     StoredUser u = user(user);
     if (u == null) {
       return null;
     }
+    Grants built = grantsOf(u);
+    grantsByUser.putIfAbsent(user, built);
+    return built;
+  }
+
+  private Grants grantsOf(StoredUser u) {
     List<StoredPermission> all = new ArrayList<>();
     for (String r : u.getRolesList()) {
       StoredRole role = role(r);
