@@ -197,14 +197,15 @@ public final class ClusterBench {
         }
       }
       double mean = Math.exp(logSum / shapes);
-      boolean done = rounds.record(mean, (System.nanoTime() - start) / 1e9);
+      double elapsed = (System.nanoTime() - start) / 1e9;
+      boolean done = rounds.record(mean, elapsed);
       double change = rounds.lastChange();
       System.out.printf(
           Locale.ROOT,
           "cluster-bench: %s warm-up round %d after %.0f s: geometric mean %.0f ops/s%s%n",
           system,
           round,
-          (System.nanoTime() - start) / 1e9,
+          elapsed,
           mean,
           Double.isNaN(change) ? "" : String.format(Locale.ROOT, " (%+.1f%%)", change * 100));
       if (done) {
@@ -213,8 +214,9 @@ public final class ClusterBench {
               "cluster-bench: {} still changing at the end of its warm-up (--max-warmup-seconds)",
               system);
         }
-        System.out.println("cluster-bench: " + system + " warmed up: " + rounds.summary());
-        return rounds.summary();
+        String summary = rounds.summary();
+        System.out.println("cluster-bench: " + system + " warmed up: " + summary);
+        return summary;
       }
     }
   }
