@@ -26,7 +26,6 @@ import io.shale.client.proto.PutRequest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -59,11 +58,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Failures: a node down or unreachable, or a cluster without a leader yet, is retried on the
  * next endpoint per the {@link RetryPolicy}; a throttled write waits the server's retry-after hint
  * per the {@link ThrottlePolicy}; everything happens within the call's deadline. Writes carry a
- * random request id kept across retries, which the server deduplicates, so a retried write is
- * applied once (unlike etcd's clients, which cannot retry writes safely).
+ * request id ({@link RequestIds}) kept across retries, which the server deduplicates, so a retried
+ * write is applied once (unlike etcd's clients, which cannot retry writes safely).
  */
 public final class ShaleClient implements AutoCloseable {
-  private static final SecureRandom IDS = new SecureRandom();
+  private static final RequestIds IDS = RequestIds.create();
 
   private final Endpoints endpoints;
   private final ReadConsistency readConsistency;
@@ -537,9 +536,7 @@ public final class ShaleClient implements AutoCloseable {
   }
 
   static ByteString requestId() {
-    byte[] id = new byte[16];
-    IDS.nextBytes(id);
-    return ByteString.copyFrom(id);
+    return ByteString.copyFrom(IDS.next());
   }
 
   static byte[] utf8(String s) {

@@ -43,17 +43,21 @@ import org.junit.jupiter.api.io.TempDir;
 class SnapshotInstallTest {
   @TempDir Path dir;
 
-  /** Snapshots every 100 entries, small log segments so that purges happen quickly. */
+  /**
+   * Snapshots every 100 entries, small log segments so that purges happen quickly, and purges up to
+   * the snapshot.
+   */
   static final NodeConfig.RaftSettings RAFT =
       new NodeConfig.RaftSettings(
-          Duration.ofMillis(300),
-          100,
-          32 << 10,
-          20,
-          4096,
-          64L << 20,
-          Duration.ofSeconds(2),
-          Duration.ofMillis(250));
+              Duration.ofMillis(300),
+              100,
+              32 << 10,
+              20,
+              4096,
+              64L << 20,
+              Duration.ofSeconds(2),
+              Duration.ofMillis(250))
+          .withLogKeepEntries(0);
 
   /** No automatic compaction, so level-0 files survive between the two rounds. */
   static final EngineOptions ENGINE =
@@ -114,6 +118,78 @@ class SnapshotInstallTest {
     }
   }
 
+  /**
+   * A purge keeps the last {@code raft.log_keep_entries} entries: a follower stopped for fewer
+   * entries than that while the leader snapshots (every 100 entries here) catches up from the log,
+   * with no install. With nothing kept it would install (the test above); a node joining under load
+   * and lagging a few hundred entries at each snapshot never caught up that way.
+   */
+  @Test
+  void aFollowerWithinTheKeptEntriesCatchesUpFromTheLog() throws Exception {
+    try (LocalCluster cluster = new LocalCluster(dir, 3, ENGINE, RAFT.withLogKeepEntries(1_000))) {
+      String leader = cluster.leader();
+      String follower = aFollower(cluster, leader);
+      try (ApiChannels channels = new ApiChannels()) {
+        ManagedChannel ch = channels.to(cluster, leader);
+        KVGrpc.KVBlockingStub kv = KVGrpc.newBlockingStub(ch);
+        cluster.stop(follower);
+        int n = 600;
+        long snapshot = putThenSnapshot(kv, ch, n, 1);
+        RaftServer.Division ld =
+            cluster.node(leader).server().getDivision(cluster.group().getGroupId());
+        long followerLast = persistedIndex(cluster, follower);
+        assertThat(snapshot)
+            .as("snapshots were taken past the follower")
+            .isGreaterThan(followerLast);
+        assertThat(ld.getRaftLog().getStartIndex())
+            .as("the leader's log still holds the follower's next entry")
+            .isLessThanOrEqualTo(followerLast + 1);
+        long target = ld.getInfo().getLastAppliedIndex();
+        ShaleNode restarted = cluster.start(follower);
+        awaitApplied(cluster, restarted, target);
+        assertThat(restarted.stateMachine().lastInstall()).as("no snapshot installed").isNull();
+        for (int i = 0; i < n; i++) {
+          assertThat(restarted.stateMachine().engine().get(key(i).toByteArray()))
+              .as("key %d", i)
+              .isEqualTo(value(i, 1));
+        }
+      }
+    }
+  }
+
+  /** Puts {@code key(i) = value(i, round)} for i below {@code n}, then takes a snapshot. */
+  private static long putThenSnapshot(
+      KVGrpc.KVBlockingStub kv, ManagedChannel ch, int n, int round) {
+    for (int i = 0; i < n; i++) {
+      kv.put(
+          PutRequest.newBuilder()
+              .setKey(key(i))
+              .setValue(ByteString.copyFrom(value(i, round)))
+              .build());
+    }
+    return ClusterGrpc.newBlockingStub(ch)
+        .snapshot(SnapshotRequest.getDefaultInstance())
+        .getIndex();
+  }
+
+  /** The applied index a stopped node's engine holds on disk. */
+  private static long persistedIndex(LocalCluster cluster, String id) throws Exception {
+    try (Engine e = Engine.open(cluster.config(id).dataDir().resolve("engine"), ENGINE)) {
+      return e.persistedAppliedIndex();
+    }
+  }
+
+  /** Waits up to 60 s for {@code node} to apply {@code target}. */
+  private static void awaitApplied(LocalCluster cluster, ShaleNode node, long target)
+      throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (node.server().getDivision(cluster.group().getGroupId()).getInfo().getLastAppliedIndex()
+        < target) {
+      assertThat(System.nanoTime()).as("follower caught up").isLessThan(deadline);
+      Thread.sleep(50);
+    }
+  }
+
   private static String aFollower(LocalCluster cluster, String leader) {
     return cluster.running().stream()
         .filter(n -> !n.equals(leader))
@@ -145,25 +221,13 @@ class SnapshotInstallTest {
     cluster.stop(follower);
     whileStopped.run();
     int n = 600;
-    for (int i = 0; i < n; i++) {
-      kv.put(
-          PutRequest.newBuilder()
-              .setKey(key(i))
-              .setValue(ByteString.copyFrom(value(i, round)))
-              .build());
-    }
-    long snapshot =
-        ClusterGrpc.newBlockingStub(ch).snapshot(SnapshotRequest.getDefaultInstance()).getIndex();
+    long snapshot = putThenSnapshot(kv, ch, n, round);
     RaftServer.Division ld =
         cluster.node(leader).server().getDivision(cluster.group().getGroupId());
     assertThat(snapshot).isGreaterThan(0);
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     // Purging runs after the snapshot; wait until the log no longer holds the follower's entries.
-    Path followerDir = cluster.config(follower).dataDir();
-    long followerLast;
-    try (Engine e = Engine.open(followerDir.resolve("engine"), ENGINE)) {
-      followerLast = e.persistedAppliedIndex();
-    }
+    long followerLast = persistedIndex(cluster, follower);
     while (ld.getRaftLog().getStartIndex() <= followerLast + 1) {
       assertThat(System.nanoTime())
           .as("leader purged its log past the follower's entries")
@@ -172,16 +236,7 @@ class SnapshotInstallTest {
     }
     long target = ld.getInfo().getLastAppliedIndex();
     ShaleNode restarted = cluster.start(follower);
-    deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (restarted
-            .server()
-            .getDivision(cluster.group().getGroupId())
-            .getInfo()
-            .getLastAppliedIndex()
-        < target) {
-      assertThat(System.nanoTime()).as("follower caught up").isLessThan(deadline);
-      Thread.sleep(50);
-    }
+    awaitApplied(cluster, restarted, target);
     SnapshotFetcher.Result installed = restarted.stateMachine().lastInstall();
     assertThat(installed).as("round %d installed a snapshot", round).isNotNull();
     assertThat(installed.index()).isGreaterThan(followerLast);
@@ -280,17 +335,7 @@ class SnapshotInstallTest {
       try (ApiChannels channels = new ApiChannels()) {
         ManagedChannel ch = channels.to(cluster, leader);
         KVGrpc.KVBlockingStub kv = KVGrpc.newBlockingStub(ch);
-        for (int i = 0; i < 30; i++) {
-          kv.put(
-              PutRequest.newBuilder()
-                  .setKey(key(i))
-                  .setValue(ByteString.copyFrom(value(i, 1)))
-                  .build());
-        }
-        long snapshot =
-            ClusterGrpc.newBlockingStub(ch)
-                .snapshot(SnapshotRequest.getDefaultInstance())
-                .getIndex();
+        long snapshot = putThenSnapshot(kv, ch, 30, 1);
         assertThat(snapshot).isGreaterThan(0);
         for (int i = 0; i < 30; i++) {
           kv.put(

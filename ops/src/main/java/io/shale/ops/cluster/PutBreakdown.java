@@ -108,7 +108,7 @@ final class PutBreakdown {
             "ms"));
     out.add(
         new Stage(
-            "log write",
+            "log flush: write and fsync",
             "leader",
             1e3 * mean(leaderAfter, n -> n.contains("flushTime_mean")),
             "ms"));

@@ -49,7 +49,7 @@ class PutBreakdownTest {
     assertThat(byName.get("API call, receipt to reply (gRPC server, Put)@leader"))
         .isCloseTo(5.0, within(1e-9));
     assertThat(byName.get("writes per log entry@leader")).isCloseTo(30.0, within(1e-9));
-    assertThat(byName.get("log write@leader")).isCloseTo(0.2, within(1e-9));
+    assertThat(byName.get("log flush: write and fsync@leader")).isCloseTo(0.2, within(1e-9));
     assertThat(byName.get("log fsync@leader")).isCloseTo(0.8, within(1e-9));
     assertThat(byName.get("log fsync@follower")).isCloseTo(0.5, within(1e-9));
     // A mean over the meters with samples (a NaN one is left out).

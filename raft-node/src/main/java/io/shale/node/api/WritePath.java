@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import io.grpc.StatusException;
 import io.micrometer.core.instrument.Counter;
 import io.shale.client.ErrorTrailers;
+import io.shale.client.RequestIds;
 import io.shale.node.pressure.WriteAdmission;
 import io.shale.node.statemachine.Command;
 import io.shale.node.statemachine.Reply;
@@ -100,11 +101,11 @@ final class WritePath implements AutoCloseable {
     return submitter.writeAsync(identified);
   }
 
+  /** Ids the server assigns start with 's', told apart from the SDK's in the records. */
+  private static final RequestIds SERVER_IDS = RequestIds.tagged((byte) 's');
+
   static byte[] newRequestId() {
-    byte[] id = new byte[16];
-    java.util.concurrent.ThreadLocalRandom.current().nextBytes(id);
-    id[0] = 's'; // ids the server assigned are told apart from the SDK's in the records
-    return id;
+    return SERVER_IDS.next();
   }
 
   /**

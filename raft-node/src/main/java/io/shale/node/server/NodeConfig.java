@@ -150,6 +150,12 @@ public record NodeConfig(
    * @param leaseReads the leader answers linearizable reads under its lease (a majority heard from
    *     within 0.9 of the minimum election timeout, by its monotonic clock) without a heartbeat
    *     round; safe while the nodes' clocks run at rates within 10% of each other
+   * @param logKeepEntries entries a purge leaves in the log before the snapshot, so that a follower
+   *     that was only that far behind when the leader snapshotted catches up from the log instead
+   *     of installing a snapshot (etcd keeps 5,000); 0 purges up to the snapshot
+   * @param replicationBatchWait the least time between two sends of the leader to one follower
+   *     (Ratis's appender wait-time.min, whole milliseconds): entries arriving meanwhile go in the
+   *     next send together; 0 sends each at once
    */
   public record RaftSettings(
       Duration electionTimeout,
@@ -171,7 +177,9 @@ public record NodeConfig(
       Duration followerRetryMaxWait,
       long snapshotEveryBytes,
       boolean followerReads,
-      boolean leaseReads) {
+      boolean leaseReads,
+      long logKeepEntries,
+      Duration replicationBatchWait) {
     /** The consensus settings with every later knob at its default. */
     public RaftSettings(
         Duration electionTimeout,
@@ -202,7 +210,36 @@ public record NodeConfig(
           Duration.ofMillis(500),
           256L << 20,
           true,
-          true);
+          true,
+          1024,
+          Duration.ofMillis(1));
+    }
+
+    /** These settings with {@code logKeepEntries} instead. */
+    public RaftSettings withLogKeepEntries(long keep) {
+      return new RaftSettings(
+          electionTimeout,
+          snapshotEveryEntries,
+          logSegmentSize,
+          purgeGap,
+          pendingWriteLimit,
+          pendingWriteBytes,
+          pressureReportMaxAge,
+          pressurePollInterval,
+          adminTimeout,
+          groupCommitThreads,
+          groupCommitMaxWrites,
+          groupCommitMaxBytes,
+          snapshotReloadWait,
+          snapshotInstallSettle,
+          checkpointLease,
+          pressureMaxDelay,
+          followerRetryMaxWait,
+          snapshotEveryBytes,
+          followerReads,
+          leaseReads,
+          keep,
+          replicationBatchWait);
     }
 
     public static RaftSettings defaults() {
@@ -286,7 +323,9 @@ public record NodeConfig(
               "follower_retry_max_wait",
               "snapshot_every_bytes",
               "follower_reads",
-              "lease_reads"),
+              "lease_reads",
+              "log_keep_entries",
+              "replication_batch_wait"),
           "limits",
           List.of(
               "max_key_size",
@@ -379,7 +418,9 @@ public record NodeConfig(
             v.duration("raft.follower_retry_max_wait", d.followerRetryMaxWait()),
             v.size("raft.snapshot_every_bytes", d.snapshotEveryBytes()),
             v.bool("raft.follower_reads", d.followerReads()),
-            v.bool("raft.lease_reads", d.leaseReads()));
+            v.bool("raft.lease_reads", d.leaseReads()),
+            v.between("raft.log_keep_entries", d.logKeepEntries(), 0, 1_000_000_000),
+            v.duration("raft.replication_batch_wait", d.replicationBatchWait(), true));
     Limits dl = Limits.defaults();
     long maxKey = v.size("limits.max_key_size", dl.maxKeyBytes());
     long maxValue = v.size("limits.max_value_size", dl.maxValueBytes());
@@ -698,6 +739,11 @@ public record NodeConfig(
     }
 
     Duration duration(String key, Duration fallback) {
+      return duration(key, fallback, false);
+    }
+
+    /** As {@link #duration(String, Duration)}, "0ms" accepted when {@code zeroAllowed}. */
+    Duration duration(String key, Duration fallback, boolean zeroAllowed) {
       Object o = raw(key);
       if (o == null) {
         return fallback;
@@ -715,7 +761,7 @@ public record NodeConfig(
             default -> 60e9;
           };
       Duration d = Duration.ofNanos((long) (n * unitNanos));
-      if (d.isZero()) {
+      if (d.isZero() && !zeroAllowed) {
         throw new IllegalArgumentException(key + " must be longer than 0, got " + o);
       }
       return d;

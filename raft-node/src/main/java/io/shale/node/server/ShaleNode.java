@@ -120,9 +120,11 @@ public final class ShaleNode implements AutoCloseable {
    * Ratis settings every node of a cluster shares (client and servers): linearizable reads through
    * ReadIndex; elections after the election timeout to twice that without a leader; snapshots in
    * notification mode (the state machine fetches checkpoints itself, sending only missing files),
-   * taken automatically every {@code snapshotEveryEntries}; the log purged up to each snapshot even
-   * when a follower is down (it catches up from the snapshot, as in etcd, rather than the leader
-   * keeping the log forever); pending writes bounded.
+   * taken automatically every {@code snapshotEveryEntries}; the log purged up to each snapshot but
+   * its last {@code logKeepEntries} even when a follower is down (a follower further behind catches
+   * up from the snapshot, as in etcd, rather than the leader keeping the log forever; one only a
+   * little behind, or a new member still catching up, goes on from the log); pending writes
+   * bounded.
    */
   public static RaftProperties properties(NodeConfig.RaftSettings s, NodeConfig.Limits limits) {
     RaftProperties p = new RaftProperties();
@@ -142,6 +144,8 @@ public final class ShaleNode implements AutoCloseable {
     // resends the difference and the follower stays behind for good (FollowerAppendTest).
     // Without it each request is appended in order.
     RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(p, false);
+    RaftServerConfigKeys.Log.Appender.setWaitTimeMin(
+        p, TimeDuration.valueOf(s.replicationBatchWait().toMillis(), TimeUnit.MILLISECONDS));
     RaftServerConfigKeys.Log.Appender.setRetryPolicy(
         p, followerRetryPolicy(s.followerRetryMaxWait()));
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
@@ -149,6 +153,7 @@ public final class ShaleNode implements AutoCloseable {
     RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(s.logSegmentSize()));
     RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(Integer.MAX_VALUE, s.purgeGap()));
     RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+    RaftServerConfigKeys.Log.setPurgePreservationLogNum(p, s.logKeepEntries());
     RaftServerConfigKeys.Write.setElementLimit(p, s.pendingWriteLimit());
     RaftServerConfigKeys.Write.setByteLimit(p, SizeInBytes.valueOf(s.pendingWriteBytes()));
     GrpcConfigKeys.setMessageSizeMax(
@@ -517,6 +522,7 @@ public final class ShaleNode implements AutoCloseable {
             division.getRaftStorage().getStorageDir().getCurrentDir().toPath(),
             config.raft().snapshotEveryBytes(),
             config.raft().purgeGap(),
+            config.raft().logKeepEntries(),
             config.raft().adminTimeout(),
             () -> division.getInfo().getLastAppliedIndex(),
             registry);

@@ -24,10 +24,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Takes a snapshot when this node's Raft log segments on disk exceed {@code maxLogBytes}, so that
- * Ratis purges them. Ratis triggers snapshots by entry count only, and entries range from a few
- * bytes to 17 MiB; without a byte bound the log grows with the data, and a restart reads all of it
- * again although the engine holds every entry in it (RestartIT's 1 GiB form: 4 s of a 12 s start).
+ * Takes a snapshot when the Raft log segments on disk that a purge may remove exceed {@code
+ * maxLogBytes}, so that Ratis purges them. A purge keeps the last {@code keepEntries} entries
+ * ({@code raft.log_keep_entries}), so the segments holding them do not count: they would never
+ * bring the log under the bound, and a snapshot would be taken every period for nothing. Ratis
+ * triggers snapshots by entry count only, and entries range from a few bytes to 17 MiB; without a
+ * byte bound the log grows with the data, and a restart reads all of it again although the engine
+ * holds every entry in it (RestartIT's 1 GiB form: 4 s of a 12 s start).
  *
  * <p>Each node decides for itself, as with Ratis's own trigger: a snapshot is local (an engine
  * checkpoint) and changes no replicated state. One request at a time; none while nothing was
@@ -44,6 +47,7 @@ public final class LogSizeSnapshots implements AutoCloseable {
   private final Path logDir;
   private final long maxLogBytes;
   private final long minEntries;
+  private final long keepEntries;
   private final Duration timeout;
   private final LongSupplier appliedIndex;
   private final Counter taken;
@@ -63,6 +67,7 @@ public final class LogSizeSnapshots implements AutoCloseable {
    *     RaftStorageDirectory.getCurrentDir()})
    * @param maxLogBytes segment bytes beyond which a snapshot is taken
    * @param minEntries entries past the last snapshot before another (the purge gap)
+   * @param keepEntries entries a purge leaves before the snapshot
    * @param timeout how long one snapshot request may take
    */
   public LogSizeSnapshots(
@@ -71,6 +76,7 @@ public final class LogSizeSnapshots implements AutoCloseable {
       Path logDir,
       long maxLogBytes,
       long minEntries,
+      long keepEntries,
       Duration timeout,
       LongSupplier appliedIndex,
       MeterRegistry registry) {
@@ -79,6 +85,7 @@ public final class LogSizeSnapshots implements AutoCloseable {
     this.logDir = logDir;
     this.maxLogBytes = maxLogBytes;
     this.minEntries = Math.max(1, minEntries);
+    this.keepEntries = Math.max(0, keepEntries);
     this.timeout = timeout;
     this.appliedIndex = appliedIndex;
     this.taken = registry.counter("shale.snapshot.by.log.size");
@@ -98,24 +105,54 @@ public final class LogSizeSnapshots implements AutoCloseable {
     try (Stream<Path> files = Files.list(dir)) {
       return files
           .filter(f -> f.getFileName().toString().startsWith("log_"))
-          .mapToLong(
-              f -> {
-                try {
-                  return Files.size(f);
-                } catch (java.nio.file.NoSuchFileException purged) {
-                  return 0;
-                } catch (IOException e) {
-                  throw new UncheckedIOException(e);
-                }
-              })
+          .mapToLong(LogSizeSnapshots::sizeOrZero)
           .sum();
+    }
+  }
+
+  /**
+   * Bytes of the closed segments in {@code dir} that end at or before {@code upTo} (named {@code
+   * log_<first>-<last>} by Ratis): those a snapshot at or after {@code upTo} lets a purge remove.
+   */
+  static long purgeableBytes(Path dir, long upTo) throws IOException {
+    if (!Files.isDirectory(dir)) {
+      return 0;
+    }
+    try (Stream<Path> files = Files.list(dir)) {
+      return files
+          .filter(f -> closedSegmentEnd(f.getFileName().toString()) <= upTo)
+          .mapToLong(LogSizeSnapshots::sizeOrZero)
+          .sum();
+    }
+  }
+
+  /** The last index of a closed segment named {@code log_<first>-<last>}, else Long.MAX_VALUE. */
+  static long closedSegmentEnd(String name) {
+    int dash = name.indexOf('-');
+    if (!name.startsWith("log_") || dash < 0) {
+      return Long.MAX_VALUE;
+    }
+    try {
+      return Long.parseLong(name.substring(dash + 1));
+    } catch (NumberFormatException notASegment) {
+      return Long.MAX_VALUE;
+    }
+  }
+
+  private static long sizeOrZero(Path f) {
+    try {
+      return Files.size(f);
+    } catch (java.nio.file.NoSuchFileException purged) {
+      return 0;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 
   private void check() {
     try {
-      long bytes = logBytes(logDir);
       long applied = appliedIndex.getAsLong();
+      long bytes = purgeableBytes(logDir, applied - keepEntries);
       if (bytes <= maxLogBytes || applied <= askedAt) {
         return;
       }
@@ -135,7 +172,7 @@ public final class LogSizeSnapshots implements AutoCloseable {
         lastTaken = r.getLogIndex();
         taken.increment();
         LOG.info(
-            "snapshot at index {}: the Raft log held {} MiB (limit {} MiB)",
+            "snapshot at index {}: the Raft log held {} MiB a purge may remove (limit {} MiB)",
             r.getLogIndex(),
             bytes >> 20,
             maxLogBytes >> 20);

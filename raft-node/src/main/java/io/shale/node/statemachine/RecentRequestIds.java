@@ -147,7 +147,8 @@ final class RecentRequestIds {
   }
 
   /**
-   * A 64-bit mix of the id's bytes (ids are random, but clients choose them: any spread will do).
+   * A 64-bit mix of the id's bytes (clients choose ids, and the SDK's share a prefix and count up:
+   * every byte is mixed in).
    */
   private static long hash(byte[] id, long seed) {
     long h = seed ^ id.length;

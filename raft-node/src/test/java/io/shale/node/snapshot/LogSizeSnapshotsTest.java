@@ -30,7 +30,12 @@ class LogSizeSnapshotsTest {
 
   private static final long LIMIT = 2L << 20;
 
-  /** Entry-count snapshots out of reach; 2 MiB of log at most; 256 KiB segments. */
+  /** Entries every purge keeps: 1 MiB of this test's values, which the size bound leaves alone. */
+  private static final long KEEP = 16;
+
+  private static final int VALUE_BYTES = 64 << 10;
+
+  /** Entry-count snapshots out of reach; 2 MiB of purgeable log at most; 256 KiB segments. */
   private static final NodeConfig.RaftSettings RAFT = settings(LIMIT);
 
   private static NodeConfig.RaftSettings settings(long snapshotEveryBytes) {
@@ -55,12 +60,14 @@ class LogSizeSnapshotsTest {
         d.followerRetryMaxWait(),
         snapshotEveryBytes,
         d.followerReads(),
-        d.leaseReads());
+        d.leaseReads(),
+        KEEP,
+        d.replicationBatchWait());
   }
 
   @Test
   void theLogIsSnapshottedAndPurgedBySizeOnEveryNode() throws Exception {
-    byte[] value = new byte[64 << 10];
+    byte[] value = new byte[VALUE_BYTES];
     int puts = 160; // 10 MiB of values: five times the limit
     try (LocalCluster cluster = new LocalCluster(dir, 3, EngineOptions.defaults(), RAFT)) {
       String leader = cluster.leader();
@@ -82,7 +89,7 @@ class LogSizeSnapshotsTest {
               cluster.node(id).server().getDivision(cluster.group().getGroupId());
           Path logDir = d.getRaftStorage().getStorageDir().getCurrentDir().toPath();
           while (d.getRaftLog().getStartIndex() <= 0
-              || LogSizeSnapshots.logBytes(logDir) > 2 * LIMIT) {
+              || LogSizeSnapshots.logBytes(logDir) > 2 * LIMIT + KEEP * VALUE_BYTES) {
             assertThat(System.nanoTime())
                 .as(
                     "%s: log start %d, %d bytes of log",
@@ -115,5 +122,20 @@ class LogSizeSnapshotsTest {
         ch.shutdownNow();
       }
     }
+  }
+
+  @Test
+  void onlyClosedSegmentsEndingAtOrBeforeTheIndexArePurgeable() throws Exception {
+    Path logDir = dir.resolve("current");
+    java.nio.file.Files.createDirectories(logDir);
+    java.nio.file.Files.write(logDir.resolve("log_1-10"), new byte[100]);
+    java.nio.file.Files.write(logDir.resolve("log_11-20"), new byte[200]);
+    java.nio.file.Files.write(logDir.resolve("log_inprogress_21"), new byte[50]);
+    java.nio.file.Files.write(logDir.resolve("raft-meta"), new byte[7]);
+    assertThat(LogSizeSnapshots.purgeableBytes(logDir, 9)).isZero();
+    assertThat(LogSizeSnapshots.purgeableBytes(logDir, 15)).isEqualTo(100);
+    assertThat(LogSizeSnapshots.purgeableBytes(logDir, 20)).isEqualTo(300);
+    assertThat(LogSizeSnapshots.purgeableBytes(logDir, Long.MAX_VALUE - 1)).isEqualTo(300);
+    assertThat(LogSizeSnapshots.logBytes(logDir)).isEqualTo(350);
   }
 }
