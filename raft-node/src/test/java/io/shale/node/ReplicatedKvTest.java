@@ -174,7 +174,7 @@ class ReplicatedKvTest {
     assertThat(first.applied()).isTrue();
     write(new Command.Batch(List.of(new Command.Op(b("once"), b("later")))));
     // Flush some nodes' engines (their persisted index moves), not others.
-    cluster.node("n1").stateMachine().takeSnapshot();
+    cluster.node("n1").stateMachine().takeCheckpoint();
     client.close();
     List<String> ids = cluster.running();
     for (String id : ids) {

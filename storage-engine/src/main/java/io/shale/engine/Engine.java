@@ -502,7 +502,24 @@ public final class Engine implements ReadView, AutoCloseable {
    */
   public CheckpointInfo checkpoint(Path target) throws IOException {
     flush();
+    return checkpointOfDurable(target);
+  }
+
+  /**
+   * As {@link #checkpoint} without the flush: the copy holds only what is already durable (the
+   * tables flushed so far), so its applied index may be behind this engine's. Never waits for a
+   * flush, for callers that must not stall behind one (a full memtable takes a while to write).
+   */
+  public CheckpointInfo checkpointOfDurable(Path target) throws IOException {
     return new CheckpointWriter(dir, versions).write(target);
+  }
+
+  /**
+   * Start a flush of what is in memory without waiting for it; nothing to do if a flush is already
+   * due (it makes the data sealed before it durable first).
+   */
+  public void requestFlush() {
+    memtables.requestFlush();
   }
 
   public EngineStats stats() {

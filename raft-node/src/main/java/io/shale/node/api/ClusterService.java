@@ -348,6 +348,31 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
   @Override
   public void snapshot(SnapshotRequest request, StreamObserver<SnapshotResponse> out) {
     String target = request.getNodeId().isEmpty() ? selfId() : request.getNodeId();
+    if (!target.equals(selfId())) {
+      // The target flushes its own engine first, so the call goes to it.
+      RaftPeer p = member(target);
+      if (p == null) {
+        out.onError(Status.NOT_FOUND.withDescription(target + " is not a member").asException());
+        return;
+      }
+      try {
+        out.onNext(
+            ClusterGrpc.newBlockingStub(peers.to(p.getAddress()))
+                .withDeadlineAfter(adminTimeout.toMillis(), TimeUnit.MILLISECONDS)
+                .snapshot(request.toBuilder().setNodeId(target).build()));
+        out.onCompleted();
+      } catch (StatusRuntimeException e) {
+        out.onError(e);
+      }
+      return;
+    }
+    // A snapshot Ratis takes holds only what the engine has made durable (it never stalls Ratis's
+    // applier for a flush), so an asked-for one flushes first, here, to hold every write applied
+    // before the call.
+    Engine engine = stateMachine.engine();
+    if (engine != null) {
+      engine.flush();
+    }
     try (RaftClient raft = adminClient()) {
       // Through Ratis, so that it records the snapshot index and may purge the log.
       RaftClientReply r =
@@ -371,15 +396,16 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
     }
   }
 
+  /** The member named {@code id}, or null if none is. */
+  private RaftPeer member(String id) {
+    return members().stream().filter(m -> m.getId().toString().equals(id)).findFirst().orElse(null);
+  }
+
   @Override
   public void compact(CompactRequest request, StreamObserver<CompactResponse> out) {
     String target = request.getNodeId().isEmpty() ? selfId() : request.getNodeId();
     if (!target.equals(selfId())) {
-      RaftPeer p =
-          members().stream()
-              .filter(m -> m.getId().toString().equals(target))
-              .findFirst()
-              .orElse(null);
+      RaftPeer p = member(target);
       if (p == null) {
         out.onError(Status.NOT_FOUND.withDescription(target + " is not a member").asException());
         return;

@@ -123,6 +123,21 @@ public final class CheckpointStore {
    */
   public synchronized Checkpoint take(Engine engine, LongUnaryOperator termOf) throws IOException {
     engine.flush();
+    return ofDurable(engine, termOf);
+  }
+
+  /**
+   * As {@link #take}, but of what {@code engine} has already made durable, never waiting for a
+   * flush: for Raft's applier thread, which a flush of a full memtable would stall. It asks for a
+   * flush, so a later call finds a newer state; until then it returns the newest checkpoint.
+   */
+  public synchronized Checkpoint takeOfDurable(Engine engine, LongUnaryOperator termOf)
+      throws IOException {
+    engine.requestFlush();
+    return ofDurable(engine, termOf);
+  }
+
+  private Checkpoint ofDurable(Engine engine, LongUnaryOperator termOf) throws IOException {
     long persisted = engine.persistedAppliedIndex();
     Map.Entry<Long, Checkpoint> newest = checkpoints.lastEntry();
     if (newest != null && newest.getKey() >= persisted) {
@@ -130,7 +145,7 @@ public final class CheckpointStore {
     }
     Path tmp = root.resolve("tmp-" + persisted);
     deleteTree(tmp);
-    CheckpointInfo info = engine.checkpoint(tmp);
+    CheckpointInfo info = engine.checkpointOfDurable(tmp);
     long term = termOf.applyAsLong(info.appliedIndex());
     Path dir = root.resolve("checkpoint-" + term + "-" + info.appliedIndex());
     deleteTree(dir);

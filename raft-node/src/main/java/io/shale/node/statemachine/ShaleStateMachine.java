@@ -269,15 +269,22 @@ public final class ShaleStateMachine extends BaseStateMachine
   }
 
   /**
-   * Writes a checkpoint (flush, then hard links) and returns its index, which is applied and whose
-   * effects the checkpoint holds; Ratis may then purge the log up to it.
+   * Writes a checkpoint of what the engine has already made durable (hard links) and returns its
+   * index, which is applied and whose effects the checkpoint holds; Ratis may then purge the log up
+   * to it. Ratis calls this on its applier thread, so it never waits for a flush (a full memtable
+   * of large values takes half a second to write, and every write would wait behind it): the index
+   * may lag the applied one by what the memtables hold, and the flush it asks for lets the next
+   * snapshot catch up.
    */
   @Override
   public long takeSnapshot() throws IOException {
-    return takeCheckpoint().index();
+    return checkpoints.takeOfDurable(liveEngine(), terms::termOf).index();
   }
 
-  /** A checkpoint of the current engine (the newest one if nothing was applied since). */
+  /**
+   * A checkpoint of the current engine, flushed first (the newest one if nothing was applied
+   * since): what a snapshot transfer that needs everything applied so far asks for.
+   */
   public CheckpointStore.Checkpoint takeCheckpoint() throws IOException {
     return checkpoints.take(liveEngine(), terms::termOf);
   }

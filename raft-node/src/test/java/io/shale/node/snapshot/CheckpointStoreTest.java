@@ -67,4 +67,25 @@ class CheckpointStoreTest {
       assertThat(Files.exists(t.checkpoint().directory())).isFalse();
     }
   }
+
+  @Test
+  void aCheckpointOfWhatIsDurableAsksForTheFlushThatLetsTheNextOneCatchUp() throws Exception {
+    try (Engine e = Engine.open(dir.resolve("engine"), EngineOptions.defaults())) {
+      CheckpointStore store = new CheckpointStore(dir.resolve("checkpoints"), Duration.ofHours(1));
+      write(e, 1);
+      CheckpointStore.Checkpoint first = store.take(e, i -> 1);
+      assertThat(first.index()).isEqualTo(1);
+      write(e, 2); // in the memtable only: a default memtable is far from full
+      CheckpointStore.Checkpoint durable = store.takeOfDurable(e, i -> 1);
+      assertThat(durable.index()).as("never past what is durable").isBetween(1L, 2L);
+      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      while (e.persistedAppliedIndex() < 2) {
+        assertThat(System.nanoTime()).as("the requested flush happened").isLessThan(deadline);
+        Thread.sleep(5);
+      }
+      CheckpointStore.Checkpoint next = store.takeOfDurable(e, i -> 1);
+      assertThat(next.index()).isEqualTo(2);
+      assertThat(store.takeOfDurable(e, i -> 1)).as("nothing new: the same").isSameAs(next);
+    }
+  }
 }

@@ -123,6 +123,20 @@ public final class MemtableList {
     }
   }
 
+  /**
+   * Seal the mutable memtable if it holds anything not yet durable and no sealed memtable is still
+   * waiting for its flush (that flush comes first); never waits. A flush follows soon.
+   */
+  public void requestFlush() {
+    synchronized (lock) {
+      checkWritable.run();
+      if (immutables.isEmpty()
+          && (!mutable.isEmpty() || mutable.largestSequence() > versions.persistedAppliedIndex())) {
+        sealMutable();
+      }
+    }
+  }
+
   /** Precondition: holds the lock. */
   private void sealMutable() {
     immutables.addLast(mutable);
