@@ -348,22 +348,13 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
   @Override
   public void snapshot(SnapshotRequest request, StreamObserver<SnapshotResponse> out) {
     String target = request.getNodeId().isEmpty() ? selfId() : request.getNodeId();
-    if (!target.equals(selfId())) {
-      // The target flushes its own engine first, so the call goes to it.
-      RaftPeer p = member(target);
-      if (p == null) {
-        out.onError(Status.NOT_FOUND.withDescription(target + " is not a member").asException());
-        return;
-      }
-      try {
-        out.onNext(
-            ClusterGrpc.newBlockingStub(peers.to(p.getAddress()))
-                .withDeadlineAfter(adminTimeout.toMillis(), TimeUnit.MILLISECONDS)
-                .snapshot(request.toBuilder().setNodeId(target).build()));
-        out.onCompleted();
-      } catch (StatusRuntimeException e) {
-        out.onError(e);
-      }
+    // The target flushes its own engine first, so the call goes to it.
+    if (forwarded(
+        target,
+        out,
+        stub ->
+            stub.withDeadlineAfter(adminTimeout.toMillis(), TimeUnit.MILLISECONDS)
+                .snapshot(request.toBuilder().setNodeId(target).build()))) {
       return;
     }
     // A snapshot Ratis takes holds only what the engine has made durable (it never stalls Ratis's
@@ -396,28 +387,41 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
     }
   }
 
-  /** The member named {@code id}, or null if none is. */
-  private RaftPeer member(String id) {
-    return members().stream().filter(m -> m.getId().toString().equals(id)).findFirst().orElse(null);
+  /**
+   * Sends a call about another node to that node's own Cluster service (on its Raft port) and
+   * answers {@code out} with its reply or status; false, doing nothing, if {@code target} is this
+   * node.
+   */
+  private <R> boolean forwarded(
+      String target,
+      StreamObserver<R> out,
+      java.util.function.Function<ClusterGrpc.ClusterBlockingStub, R> call) {
+    if (target.equals(selfId())) {
+      return false;
+    }
+    RaftPeer p =
+        members().stream()
+            .filter(m -> m.getId().toString().equals(target))
+            .findFirst()
+            .orElse(null);
+    if (p == null) {
+      out.onError(Status.NOT_FOUND.withDescription(target + " is not a member").asException());
+      return true;
+    }
+    try {
+      out.onNext(call.apply(ClusterGrpc.newBlockingStub(peers.to(p.getAddress()))));
+      out.onCompleted();
+    } catch (StatusRuntimeException e) {
+      out.onError(e);
+    }
+    return true;
   }
 
   @Override
   public void compact(CompactRequest request, StreamObserver<CompactResponse> out) {
     String target = request.getNodeId().isEmpty() ? selfId() : request.getNodeId();
-    if (!target.equals(selfId())) {
-      RaftPeer p = member(target);
-      if (p == null) {
-        out.onError(Status.NOT_FOUND.withDescription(target + " is not a member").asException());
-        return;
-      }
-      try {
-        out.onNext(
-            ClusterGrpc.newBlockingStub(peers.to(p.getAddress()))
-                .compact(request.toBuilder().setNodeId(target).build()));
-        out.onCompleted();
-      } catch (StatusRuntimeException e) {
-        out.onError(e);
-      }
+    if (forwarded(
+        target, out, stub -> stub.compact(request.toBuilder().setNodeId(target).build()))) {
       return;
     }
     Engine e = stateMachine.engine();
