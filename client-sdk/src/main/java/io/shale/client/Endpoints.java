@@ -1,5 +1,6 @@
 package io.shale.client;
 
+import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -63,8 +64,18 @@ final class Endpoints implements AutoCloseable {
   private final java.util.concurrent.atomic.AtomicInteger turn =
       new java.util.concurrent.atomic.AtomicInteger();
 
+  /**
+   * The channel to {@code endpoint}, told to reconnect now if its last attempt to connect failed.
+   * gRPC otherwise fails every call on it at once until its own reconnect backoff ends, which grows
+   * to minutes over a long outage, though the node may be back: the client's retry policy, not the
+   * channel's backoff, paces attempts.
+   */
   ManagedChannel channel(int endpoint) {
-    return channels.get(endpoint);
+    ManagedChannel c = channels.get(endpoint);
+    if (c.getState(false) == ConnectivityState.TRANSIENT_FAILURE) {
+      c.resetConnectBackoff();
+    }
+    return c;
   }
 
   String address(int endpoint) {

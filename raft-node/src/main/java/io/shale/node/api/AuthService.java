@@ -37,6 +37,7 @@ import io.shale.node.auth.proto.StoredPermission;
 import io.shale.node.auth.proto.StoredRole;
 import io.shale.node.auth.proto.StoredUser;
 import io.shale.node.auth.proto.UserRole;
+import io.shale.node.ratis.ForwardingClient;
 import io.shale.node.statemachine.Command;
 import io.shale.node.statemachine.Reply;
 import io.shale.node.statemachine.ShaleStateMachine;
@@ -46,7 +47,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
-import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.server.RaftServer;
 
 /**
@@ -74,7 +74,7 @@ public final class AuthService extends AuthGrpc.AuthImplBase {
   public AuthService(
       RaftServer.Division division,
       ShaleStateMachine stateMachine,
-      RaftClient raft,
+      ForwardingClient raft,
       MeterRegistry registry,
       Duration tokenTtl,
       LongSupplier clockMs) {

@@ -26,6 +26,7 @@ import io.shale.client.proto.ResponseHeader;
 import io.shale.client.proto.ScanRequest;
 import io.shale.client.proto.ScanResponse;
 import io.shale.node.pressure.WriteAdmission;
+import io.shale.node.ratis.ForwardingClient;
 import io.shale.node.statemachine.Command;
 import io.shale.node.statemachine.Query;
 import io.shale.node.statemachine.Reply;
@@ -34,7 +35,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.server.RaftServer;
 
 /**
@@ -68,7 +68,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
   public KvService(
       RaftServer.Division division,
       ShaleStateMachine stateMachine,
-      RaftClient raft,
+      ForwardingClient raft,
       RequestLimits limits,
       MeterRegistry registry,
       GroupCommit.Bounds grouping,

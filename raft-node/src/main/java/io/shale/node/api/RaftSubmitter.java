@@ -1,6 +1,7 @@
 package io.shale.node.api;
 
 import io.grpc.StatusException;
+import io.shale.node.ratis.ForwardingClient;
 import io.shale.node.statemachine.Command;
 import io.shale.node.statemachine.CommandCodec;
 import io.shale.node.statemachine.Messages;
@@ -13,7 +14,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -36,7 +36,7 @@ import org.apache.ratis.server.RaftServer;
 final class RaftSubmitter {
   private final RaftServer.Division division;
   private final ShaleStateMachine stateMachine;
-  private final RaftClient raft;
+  private final ForwardingClient raft;
   private final StatusMapper statuses;
 
   /** The client id of requests this node submits to its own server when it leads. */
@@ -60,7 +60,7 @@ final class RaftSubmitter {
   RaftSubmitter(
       RaftServer.Division division,
       ShaleStateMachine stateMachine,
-      RaftClient raft,
+      ForwardingClient raft,
       StatusMapper statuses,
       boolean followerReads,
       Executor replies) {
@@ -240,7 +240,7 @@ final class RaftSubmitter {
     boolean read = type.isReadOnly();
     // Reads unordered: a failed read in the client's ordered stream would close it for every
     // later request.
-    return (read ? raft.async().sendReadOnlyUnordered(message) : raft.async().send(message))
+    return (read ? raft.sendReadOnly(message) : raft.send(message))
         .handleAsync(
             (r, e) -> {
               if (e == null) {

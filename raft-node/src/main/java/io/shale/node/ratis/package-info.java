@@ -16,6 +16,10 @@
  *       worker's roll failing on a segment that an install's purge deleted) and leave the process
  *       up, serving nothing; the node exits so that a supervisor restarts it ({@code
  *       DivisionWatchTest}).
+ *   <li>{@link io.shale.node.ratis.ForwardingClient}: a Ratis client whose one write used up its
+ *       retries refuses every later write for good (its ordered stream closes); the node's client
+ *       to the leader is then replaced ({@code ForwardingClientTest};
+ *       docs/upstream/ratis-client-ordered-stream-never-reopens.md).
  * </ul>
  *
  * <p>Elsewhere, by Ratis's contract rather than a defect: {@code ShaleStateMachine} overrides

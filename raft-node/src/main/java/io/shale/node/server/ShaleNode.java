@@ -26,6 +26,7 @@ import io.shale.node.pressure.PressurePoller;
 import io.shale.node.pressure.ReplicaPressure;
 import io.shale.node.pressure.WriteAdmission;
 import io.shale.node.ratis.DivisionWatch;
+import io.shale.node.ratis.ForwardingClient;
 import io.shale.node.ratis.LeftoverSenders;
 import io.shale.node.ratis.RaftRecipientCheck;
 import io.shale.node.snapshot.LogSizeSnapshots;
@@ -198,7 +199,7 @@ public final class ShaleNode implements AutoCloseable {
   private final PeerChannels peerChannels;
   private PressurePoller poller;
   private LogSizeSnapshots logSizeSnapshots;
-  private RaftClient forwarder;
+  private ForwardingClient forwarder;
   private Server api;
 
   /**
@@ -416,13 +417,15 @@ public final class ShaleNode implements AutoCloseable {
     RaftClientConfigKeys.Async.setOutstandingRequestsMax(
         forwarding, config.limits().maxInflightRequests());
     forwarder =
-        transport
-            .client(forwarding)
-            .setRaftGroup(group)
-            .setRetryPolicy(
-                RetryPolicies.retryUpToMaximumCountWithFixedSleep(
-                    100, TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
-            .build();
+        new ForwardingClient(
+            () ->
+                transport
+                    .client(forwarding)
+                    .setRaftGroup(group)
+                    .setRetryPolicy(
+                        RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+                            100, TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+                    .build());
     RaftServer.Division division = server.getDivision(group.getGroupId());
     divisionWatch.start(
         DivisionWatch.of(server, group.getGroupId()), DIVISION_WATCH_PERIOD, onDivisionLost);
