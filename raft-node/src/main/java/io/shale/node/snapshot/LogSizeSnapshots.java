@@ -34,9 +34,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each node decides for itself, as with Ratis's own trigger: a snapshot is local (an engine
  * checkpoint) and changes no replicated state. One request at a time; none while nothing was
- * applied since the last, and none before {@code minEntries} entries past the last snapshot: a
- * purge needs the snapshot to move the purge gap past the last one, and a snapshot the log is not
- * purged up to would be taken again every period, each one a flush.
+ * applied since the last unless that one stopped short ({@link AskRule}), and none before {@code
+ * minEntries} entries past the last snapshot: a purge needs the snapshot to move the purge gap past
+ * the last one, and a snapshot the log is not purged up to would be taken again every period, each
+ * one a flush.
  */
 public final class LogSizeSnapshots implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LogSizeSnapshots.class);
@@ -56,11 +57,50 @@ public final class LogSizeSnapshots implements AutoCloseable {
   private final ScheduledExecutorService timer;
   private final ScheduledFuture<?> checks;
 
-  /** The applied index at the last request, so an idle node does not ask again and again. */
-  private long askedAt = -1;
+  private final AskRule rule;
 
-  /** The index of the last snapshot this trigger took. */
-  private long lastTaken = -1;
+  /**
+   * When to ask for a snapshot: when the log is over its bound and either something was applied
+   * since the last request (an idle node does not ask again and again) or the last snapshot stopped
+   * short of what was applied then. A snapshot covers only what the engine has flushed (it asks for
+   * a flush rather than waiting for one), so the one taken after the last write of a burst may
+   * leave entries behind that no later write would ask for; they must be at least the purge gap,
+   * else Ratis would not take another.
+   */
+  static final class AskRule {
+    private final long maxLogBytes;
+    private final long minEntries;
+
+    /** The applied index at the last request. */
+    private long askedAt = -1;
+
+    /** The index of the last snapshot taken. */
+    private long lastTaken = -1;
+
+    AskRule(long maxLogBytes, long minEntries) {
+      this.maxLogBytes = maxLogBytes;
+      this.minEntries = minEntries;
+    }
+
+    /** Whether to ask now, with {@code bytes} of purgeable log and {@code applied} applied. */
+    boolean due(long bytes, long applied) {
+      if (bytes <= maxLogBytes) {
+        return false;
+      }
+      boolean stoppedShort = lastTaken < askedAt && applied - lastTaken >= minEntries;
+      return applied > askedAt || stoppedShort;
+    }
+
+    /** A request made at {@code applied}; {@code taken} is its snapshot's index, if it took one. */
+    void asked(long applied, long taken) {
+      askedAt = applied;
+      lastTaken = Math.max(lastTaken, taken);
+    }
+
+    long lastTaken() {
+      return lastTaken;
+    }
+  }
 
   /**
    * @param logDir where Ratis keeps the group's log segments ({@code
@@ -85,6 +125,7 @@ public final class LogSizeSnapshots implements AutoCloseable {
     this.logDir = logDir;
     this.maxLogBytes = maxLogBytes;
     this.minEntries = Math.max(1, minEntries);
+    this.rule = new AskRule(maxLogBytes, this.minEntries);
     this.keepEntries = Math.max(0, keepEntries);
     this.timeout = timeout;
     this.appliedIndex = appliedIndex;
@@ -153,10 +194,10 @@ public final class LogSizeSnapshots implements AutoCloseable {
     try {
       long applied = appliedIndex.getAsLong();
       long bytes = purgeableBytes(logDir, applied - keepEntries);
-      if (bytes <= maxLogBytes || applied <= askedAt) {
+      if (!rule.due(bytes, applied)) {
         return;
       }
-      askedAt = applied;
+      rule.asked(applied, -1); // a request that fails is asked again in the next period
       RaftClientReply r =
           server
               .snapshotManagementAsync(
@@ -168,8 +209,8 @@ public final class LogSizeSnapshots implements AutoCloseable {
                       timeout.toMillis(),
                       minEntries))
               .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-      if (r.isSuccess() && r.getLogIndex() > lastTaken) {
-        lastTaken = r.getLogIndex();
+      if (r.isSuccess() && r.getLogIndex() > rule.lastTaken()) {
+        rule.asked(applied, r.getLogIndex());
         taken.increment();
         LOG.info(
             "snapshot at index {}: the Raft log held {} MiB a purge may remove (limit {} MiB)",

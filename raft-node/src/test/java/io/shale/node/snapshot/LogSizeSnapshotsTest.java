@@ -125,6 +125,23 @@ class LogSizeSnapshotsTest {
   }
 
   @Test
+  void aSnapshotThatStoppedShortOfTheAppliedIndexIsAskedForAgainThoughNothingNewIsApplied() {
+    LogSizeSnapshots.AskRule rule = new LogSizeSnapshots.AskRule(LIMIT, 16);
+    assertThat(rule.due(LIMIT, 100)).as("at the bound, not over it").isFalse();
+    assertThat(rule.due(LIMIT + 1, 100)).isTrue();
+    // The engine had flushed up to 60 when asked at 100: the snapshot stops there.
+    rule.asked(100, 60);
+    assertThat(rule.due(LIMIT + 1, 100)).as("40 entries left behind, over the gap").isTrue();
+    rule.asked(100, 100);
+    assertThat(rule.due(LIMIT + 1, 100)).as("idle, and the last snapshot covers it").isFalse();
+    assertThat(rule.due(LIMIT + 1, 101)).as("something new applied").isTrue();
+    rule.asked(101, 90);
+    assertThat(rule.due(LIMIT + 1, 101)).as("11 entries behind: under the purge gap").isFalse();
+    rule.asked(105, -1); // a request that failed
+    assertThat(rule.due(LIMIT + 1, 110)).isTrue();
+  }
+
+  @Test
   void onlyClosedSegmentsEndingAtOrBeforeTheIndexArePurgeable() throws Exception {
     Path logDir = dir.resolve("current");
     java.nio.file.Files.createDirectories(logDir);
