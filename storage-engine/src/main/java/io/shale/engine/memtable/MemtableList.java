@@ -112,7 +112,7 @@ public final class MemtableList {
   public void sealAndAwaitFlush() {
     synchronized (lock) {
       checkWritable.run();
-      if (!mutable.isEmpty() || mutable.largestSequence() > versions.persistedAppliedIndex()) {
+      if (mutableHoldsUndurable()) {
         sealMutable();
       }
       while (!immutables.isEmpty()) {
@@ -130,11 +130,18 @@ public final class MemtableList {
   public void requestFlush() {
     synchronized (lock) {
       checkWritable.run();
-      if (immutables.isEmpty()
-          && (!mutable.isEmpty() || mutable.largestSequence() > versions.persistedAppliedIndex())) {
+      if (immutables.isEmpty() && mutableHoldsUndurable()) {
         sealMutable();
       }
     }
+  }
+
+  /**
+   * Whether the mutable memtable holds entries or an applied index past the durable one (an applied
+   * entry that wrote nothing still moves the index a flush records). Precondition: holds the lock.
+   */
+  private boolean mutableHoldsUndurable() {
+    return !mutable.isEmpty() || mutable.largestSequence() > versions.persistedAppliedIndex();
   }
 
   /** Precondition: holds the lock. */
