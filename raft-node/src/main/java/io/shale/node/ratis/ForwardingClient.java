@@ -67,7 +67,9 @@ public final class ForwardingClient implements AutoCloseable {
     return reply.whenComplete(
         (r, e) -> {
           if (e != null && closesTheStream(unwrap(e))) {
-            renew(used, unwrap(e));
+            // Not on the thread that completed the reply: it may be one of the old client's
+            // own, and closing that client waits for its channels to end.
+            CompletableFuture.runAsync(() -> renew(used, unwrap(e)));
           }
         });
   }
