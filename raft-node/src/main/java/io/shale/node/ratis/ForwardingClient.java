@@ -2,8 +2,6 @@ package io.shale.node.ratis;
 
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -13,6 +11,7 @@ import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
 import org.apache.ratis.protocol.exceptions.GroupMismatchException;
 import org.apache.ratis.protocol.exceptions.RaftRetryFailureException;
+import org.apache.ratis.util.JavaUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,10 +65,11 @@ public final class ForwardingClient implements AutoCloseable {
       RaftClient used, CompletableFuture<RaftClientReply> reply) {
     return reply.whenComplete(
         (r, e) -> {
-          if (e != null && closesTheStream(unwrap(e))) {
+          Throwable cause = e == null ? null : JavaUtils.unwrapCompletionException(e);
+          if (cause != null && closesTheStream(cause)) {
             // Not on the thread that completed the reply: it may be one of the old client's
             // own, and closing that client waits for its channels to end.
-            CompletableFuture.runAsync(() -> renew(used, unwrap(e)));
+            CompletableFuture.runAsync(() -> renew(used, cause));
           }
         });
   }
@@ -99,14 +99,6 @@ public final class ForwardingClient implements AutoCloseable {
     if (closed) { // close() may have run between the check and the swap
       closeQuietly(fresh);
     }
-  }
-
-  private static Throwable unwrap(Throwable e) {
-    while ((e instanceof CompletionException || e instanceof ExecutionException)
-        && e.getCause() != null) {
-      e = e.getCause();
-    }
-    return e;
   }
 
   private static void closeQuietly(RaftClient c) {

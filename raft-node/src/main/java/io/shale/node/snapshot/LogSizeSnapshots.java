@@ -197,7 +197,7 @@ public final class LogSizeSnapshots implements AutoCloseable {
       if (!rule.due(bytes, applied)) {
         return;
       }
-      rule.asked(applied, -1); // a request that fails is asked again in the next period
+      rule.asked(applied, -1); // a failed request counts as one that stopped short
       RaftClientReply r =
           server
               .snapshotManagementAsync(
