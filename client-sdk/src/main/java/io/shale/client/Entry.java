@@ -3,11 +3,17 @@ package io.shale.client;
 import java.nio.charset.StandardCharsets;
 
 /**
- * A key with its value and the Raft index of the write that last modified it (etcd's mod_revision;
- * 0 in scans, which do not report it, and in keys-only scans the value is empty). The arrays are
- * the client's own copies; callers may keep them.
+ * A key with its value and revisions: the Raft index of the write that last modified it (etcd's
+ * mod_revision), of the put that created it (create_revision) and its version (puts since it was
+ * created). Scans report none of the three (0), and in keys-only scans the value is empty. The
+ * arrays are the client's own copies; callers may keep them.
  */
-public record Entry(byte[] key, byte[] value, long modIndex) {
+public record Entry(byte[] key, byte[] value, long modIndex, long createIndex, long version) {
+  /** An entry whose create index and version were not reported (0). */
+  public Entry(byte[] key, byte[] value, long modIndex) {
+    this(key, value, modIndex, 0, 0);
+  }
+
   public String keyUtf8() {
     return new String(key, StandardCharsets.UTF_8);
   }
@@ -18,6 +24,16 @@ public record Entry(byte[] key, byte[] value, long modIndex) {
 
   @Override
   public String toString() {
-    return "Entry[" + keyUtf8() + " = " + value.length + " bytes, modIndex " + modIndex + "]";
+    return "Entry["
+        + keyUtf8()
+        + " = "
+        + value.length
+        + " bytes, modIndex "
+        + modIndex
+        + ", createIndex "
+        + createIndex
+        + ", version "
+        + version
+        + "]";
   }
 }

@@ -279,7 +279,12 @@ public final class ShaleClient implements AutoCloseable {
         .thenApply(
             r ->
                 r.getFound()
-                    ? new Entry(key.clone(), r.getValue().toByteArray(), r.getModIndex())
+                    ? new Entry(
+                        key.clone(),
+                        r.getValue().toByteArray(),
+                        r.getModIndex(),
+                        r.getCreateIndex(),
+                        r.getVersion())
                     : null);
   }
 
@@ -417,6 +422,14 @@ public final class ShaleClient implements AutoCloseable {
   /** Puts and deletes to apply together or not at all: {@code client.batch().put(..).commit()}. */
   public Batch batch() {
     return new Batch(settings, requestId());
+  }
+
+  /**
+   * A transaction: compares, then operations if they all hold, else others, applied atomically:
+   * {@code client.txn().ifVersion("k", Txn.Cmp.EQUAL, 0).thenPut("k", "v").commit()}.
+   */
+  public Txn txn() {
+    return new Txn(settings, requestId());
   }
 
   /**

@@ -13,6 +13,7 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCalls;
 import io.shale.client.ErrorTrailers;
 import io.shale.client.proto.BatchRequest;
+import io.shale.client.proto.Compare;
 import io.shale.client.proto.CompareAndSetRequest;
 import io.shale.client.proto.CompareAndSetResponse;
 import io.shale.client.proto.Consistency;
@@ -21,10 +22,14 @@ import io.shale.client.proto.DeleteRequest;
 import io.shale.client.proto.GetRequest;
 import io.shale.client.proto.GetResponse;
 import io.shale.client.proto.KVGrpc;
+import io.shale.client.proto.KeyRange;
 import io.shale.client.proto.KeyValue;
 import io.shale.client.proto.Op;
 import io.shale.client.proto.PutRequest;
 import io.shale.client.proto.ScanRequest;
+import io.shale.client.proto.TxnOp;
+import io.shale.client.proto.TxnRequest;
+import io.shale.client.proto.TxnResponse;
 import io.shale.engine.Engine;
 import io.shale.engine.ScanIterator;
 import io.shale.engine.ScanOptions;
@@ -199,6 +204,7 @@ class HostileRequestProperties {
         case "Scan" -> ScanRequest.parseFrom(body);
         case "Batch" -> BatchRequest.parseFrom(body);
         case "CompareAndSet" -> CompareAndSetRequest.parseFrom(body);
+        case "Txn" -> TxnRequest.parseFrom(body);
         default -> throw new IllegalArgumentException(method);
       }
       return true;
@@ -222,6 +228,8 @@ class HostileRequestProperties {
       return kv.batch(r);
     } else if (request instanceof CompareAndSetRequest r) {
       return kv.compareAndSet(r);
+    } else if (request instanceof TxnRequest r) {
+      return kv.txn(r);
     }
     throw new IllegalArgumentException(String.valueOf(request));
   }
@@ -253,6 +261,18 @@ class HostileRequestProperties {
       expected.put(
           op.hasPut() ? op.getPut().getKey() : op.getDelete(),
           op.hasPut() ? op.getPut().getValue() : null);
+    } else if (request instanceof TxnRequest r) {
+      List<TxnOp> branch =
+          ((TxnResponse) response).getSucceeded() ? r.getThenList() : r.getOtherwiseList();
+      if (branch.stream().noneMatch(TxnOp::hasDeleteRange)) {
+        for (TxnOp op : branch) {
+          if (op.hasPut()) {
+            expected.put(op.getPut().getKey(), op.getPut().getValue());
+          } else if (op.hasDelete()) {
+            expected.put(op.getDelete(), null);
+          }
+        }
+      }
     }
     // Reads need nothing here, nor DeleteRange (its range may hold other keys): the replicas'
     // agreement at the end covers them.
@@ -350,7 +370,8 @@ class HostileRequestProperties {
 
   @Provide
   Arbitrary<String> methods() {
-    return Arbitraries.of("Get", "Put", "Delete", "DeleteRange", "Scan", "Batch", "CompareAndSet");
+    return Arbitraries.of(
+        "Get", "Put", "Delete", "DeleteRange", "Scan", "Batch", "CompareAndSet", "Txn");
   }
 
   @Provide
@@ -451,7 +472,63 @@ class HostileRequestProperties {
                   }
                   return b.build();
                 });
-    return Arbitraries.oneOf(get, put, delete, deleteRange, scan, batch, cas);
+    Arbitrary<Compare> compare =
+        Combinators.combine(
+                key,
+                Arbitraries.integers().between(0, 4), // 4: an unknown target
+                Arbitraries.integers().between(0, 4), // 4: an unknown result
+                Arbitraries.integers().between(0, 2), // the operand: none, a value, a number
+                value,
+                Arbitraries.longs()) // negative: 2^63 and above, unsigned
+            .as(
+                (k, target, result, operand, v, n) -> {
+                  Compare.Builder c =
+                      Compare.newBuilder().setKey(k).setTargetValue(target).setResultValue(result);
+                  if (operand == 1) {
+                    c.setValue(v);
+                  } else if (operand == 2) {
+                    c.setNumber(n);
+                  }
+                  return c.build();
+                });
+    Arbitrary<TxnOp> txnOp =
+        Combinators.combine(key, key, value, Arbitraries.integers().between(0, 4))
+            .as(
+                (k, e, v, kind) ->
+                    switch (kind) {
+                      case 0 ->
+                          TxnOp.newBuilder()
+                              .setPut(KeyValue.newBuilder().setKey(k).setValue(v))
+                              .build();
+                      case 1 -> TxnOp.newBuilder().setDelete(k).build();
+                      case 2 ->
+                          TxnOp.newBuilder()
+                              .setDeleteRange(KeyRange.newBuilder().setStart(k).setEnd(e))
+                              .build();
+                      case 3 -> TxnOp.newBuilder().setGet(k).build();
+                      default -> TxnOp.getDefaultInstance(); // no operation
+                    });
+    Arbitrary<Object> txn =
+        Combinators.combine(
+                compare.list().ofMaxSize(4),
+                txnOp.list().ofMaxSize(6),
+                txnOp.list().ofMaxSize(6),
+                Arbitraries.<Integer>frequencyOf(
+                    w(90, Arbitraries.just(0)), w(10, Arbitraries.of(128, 1_000, 5_000))),
+                requestIds())
+            .as(
+                (cs, then, otherwise, extra, id) -> {
+                  TxnRequest.Builder b =
+                      TxnRequest.newBuilder()
+                          .addAllCompares(cs)
+                          .addAllThen(then)
+                          .addAllOtherwise(otherwise);
+                  for (int i = 0; i < extra; i++) {
+                    b.addThen(TxnOp.newBuilder().setGet(ByteString.copyFromUtf8("x")));
+                  }
+                  return b.setRequestId(id).build();
+                });
+    return Arbitraries.oneOf(get, put, delete, deleteRange, scan, batch, cas, txn);
   }
 
   /** {@code tail} behind a 0 byte: a key in the node's reserved space. */

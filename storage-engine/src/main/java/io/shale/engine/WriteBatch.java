@@ -81,6 +81,16 @@ public final class WriteBatch {
     }
   }
 
+  /**
+   * Appends {@code other}'s operations after this batch's own (kept, not copied: the precondition
+   * of {@link #putWithoutCopy} holds for them too).
+   */
+  public WriteBatch addAll(WriteBatch other) {
+    ops.addAll(other.ops);
+    bytes += other.bytes;
+    return this;
+  }
+
   public int size() {
     return ops.size();
   }

@@ -19,8 +19,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * shalectl's key commands: put, get, del, scan, cas. Keys and values are UTF-8 text on the command
- * line; {@code put --file} reads a value's bytes from a file ({@code -}: stdin).
+ * shalectl's key commands: put, get, del, scan, cas, txn. Keys and values are UTF-8 text on the
+ * command line; {@code put --file} reads a value's bytes from a file ({@code -}: stdin).
  */
 final class KeyCommands {
   private KeyCommands() {}
@@ -31,6 +31,10 @@ final class KeyCommands {
     m.put("value", e.valueUtf8());
     if (e.modIndex() > 0) {
       m.put("mod_index", e.modIndex());
+    }
+    if (e.version() > 0) {
+      m.put("create_index", e.createIndex());
+      m.put("version", e.version());
     }
     return m;
   }
@@ -306,6 +310,56 @@ final class KeyCommands {
                         + ")"));
       }
       return r.applied() ? Shalectl.OK : Shalectl.CAS_FAILED;
+    }
+  }
+
+  @Command(
+      name = "txn",
+      mixinStandardHelpOptions = true,
+      description =
+          "A transaction from a text spec (--file, '-' or none: standard input), one clause a"
+              + " line: 'if version(KEY) == 0', 'if value(KEY) != \"text\"' (targets value,"
+              + " version, create, mod; ops == != < >), 'then put KEY VALUE', 'then del KEY',"
+              + " 'then delrange START [END]', 'then get KEY', 'else ...'. Prints SUCCEEDED or"
+              + " FAILED and each get's result; exit code 4 if the compares did not hold.")
+  static final class TxnCommand extends ClientCommand {
+    @Option(
+        names = "--file",
+        paramLabel = "FILE",
+        description = "Read the spec from FILE ('-': standard input, the default).")
+    String file = "-";
+
+    @Override
+    int run(ShaleClient client, Output out) throws IOException {
+      String spec =
+          file.equals("-")
+              ? new String(System.in.readAllBytes(), StandardCharsets.UTF_8)
+              : Files.readString(Path.of(file));
+      io.shale.client.TxnResult r = TxnSpec.parse(spec, client.txn()).commit();
+      if (out.json()) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("succeeded", r.succeeded());
+        m.put("index", r.index());
+        List<Object> results = new ArrayList<>();
+        for (io.shale.client.TxnResult.OpResult o : r.results()) {
+          Map<String, Object> one = new LinkedHashMap<>();
+          one.put("deleted", o.deleted());
+          one.put("entry", o.entry() == null ? null : json(o.entry()));
+          results.add(one);
+        }
+        m.put("results", results);
+        out.json(m);
+      } else {
+        out.line(r.succeeded() ? "SUCCEEDED" : "FAILED");
+        for (io.shale.client.TxnResult.OpResult o : r.results()) {
+          if (o.entry() != null) {
+            out.line(o.entry().keyUtf8() + "\t" + o.entry().valueUtf8());
+          } else if (o.deleted() > 0) {
+            out.line("deleted " + o.deleted());
+          }
+        }
+      }
+      return r.succeeded() ? Shalectl.OK : Shalectl.CAS_FAILED;
     }
   }
 }

@@ -31,6 +31,7 @@ import picocli.CommandLine.ScopeType;
       KeyCommands.Del.class,
       KeyCommands.Scan.class,
       KeyCommands.Cas.class,
+      KeyCommands.TxnCommand.class,
       ClusterCommands.Status.class,
       ClusterCommands.MemberCommands.class,
       ClusterCommands.LeaderCommands.class,

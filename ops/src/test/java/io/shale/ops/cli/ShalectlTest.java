@@ -45,7 +45,9 @@ class ShalectlTest {
     Result json = run("get", "cli/a", "-o", "json");
     assertThat(json.code()).isZero();
     assertThat(json.out())
-        .matches("\\{\"key\":\"cli/a\",\"value\":\"hello\",\"mod_index\":\\d+}\n");
+        .matches(
+            "\\{\"key\":\"cli/a\",\"value\":\"hello\",\"mod_index\":\\d+,"
+                + "\"create_index\":\\d+,\"version\":1}\n");
     Result missing = run("get", "cli/none");
     assertThat(missing.code()).isEqualTo(3);
     assertThat(missing.err()).contains("key 'cli/none' not found");
@@ -79,6 +81,30 @@ class ShalectlTest {
     assertThat(run("scan", "--prefix", "scan/", "--keys-only").out().lines()).hasSize(6);
     assertThat(run("del", "--prefix", "scan/").code()).isZero();
     assertThat(run("scan", "--prefix", "scan/").out()).isEmpty();
+  }
+
+  @Test
+  void transactionFromASpecFile(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp)
+      throws Exception {
+    java.nio.file.Path spec = tmp.resolve("take-lock.txn");
+    java.nio.file.Files.writeString(
+        spec,
+        "# take the lock if nobody holds it\n"
+            + "if version(txn/lock) == 0\n"
+            + "then put txn/lock \"worker 1\"\n"
+            + "then get txn/lock\n"
+            + "else get txn/lock\n");
+    Result taken = run("txn", "--file", spec.toString());
+    assertThat(taken).isEqualTo(new Result(0, "SUCCEEDED\ntxn/lock\tworker 1\n", ""));
+    Result held = run("txn", "--file", spec.toString(), "-o", "json");
+    assertThat(held.code()).isEqualTo(4);
+    assertThat(held.out())
+        .startsWith("{\"succeeded\":false,\"index\":")
+        .contains("\"value\":\"worker 1\"", "\"version\":1");
+    java.nio.file.Files.writeString(spec, "if size(k) == 1\n");
+    Result bad = run("txn", "--file", spec.toString());
+    assertThat(bad.code()).isEqualTo(2);
+    assertThat(bad.err()).contains("line 1", "TARGET is value, version, create or mod");
   }
 
   @Test

@@ -25,12 +25,17 @@ import io.shale.client.proto.PutResponse;
 import io.shale.client.proto.ResponseHeader;
 import io.shale.client.proto.ScanRequest;
 import io.shale.client.proto.ScanResponse;
+import io.shale.client.proto.TxnOpResult;
+import io.shale.client.proto.TxnRequest;
+import io.shale.client.proto.TxnResponse;
 import io.shale.node.pressure.WriteAdmission;
 import io.shale.node.ratis.ForwardingClient;
 import io.shale.node.statemachine.Command;
+import io.shale.node.statemachine.Compare;
 import io.shale.node.statemachine.Query;
 import io.shale.node.statemachine.Reply;
 import io.shale.node.statemachine.ShaleStateMachine;
+import io.shale.node.statemachine.TxnOp;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -140,7 +145,9 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
                       if (v.value() != null) {
                         b.setFound(true)
                             .setValue(ByteString.copyFrom(v.value()))
-                            .setModIndex(v.modIndex());
+                            .setModIndex(v.modIndex())
+                            .setCreateIndex(v.createIndex())
+                            .setVersion(v.version());
                       }
                       return b.build();
                     }));
@@ -303,6 +310,53 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
                     return b.build();
                   });
         });
+  }
+
+  @Override
+  public void txn(TxnRequest req, StreamObserver<TxnResponse> out) {
+    calls.serveAsync(
+        out,
+        req,
+        "write",
+        true,
+        () -> {
+          limits.txnSize(req.getComparesCount() + req.getThenCount() + req.getOtherwiseCount());
+          List<Compare> compares = new ArrayList<>(req.getComparesCount());
+          for (io.shale.client.proto.Compare c : req.getComparesList()) {
+            compares.add(limits.compare(c));
+          }
+          List<TxnOp> then = new ArrayList<>(req.getThenCount());
+          for (io.shale.client.proto.TxnOp op : req.getThenList()) {
+            then.add(limits.txnOp(op));
+          }
+          List<TxnOp> otherwise = new ArrayList<>(req.getOtherwiseCount());
+          for (io.shale.client.proto.TxnOp op : req.getOtherwiseList()) {
+            otherwise.add(limits.txnOp(op));
+          }
+          return writes
+              .writeAsync(req.getRequestId(), new Command.Txn(compares, then, otherwise))
+              .thenApply(reply -> txnResponse((Reply.TxnResult) reply));
+        });
+  }
+
+  private TxnResponse txnResponse(Reply.TxnResult r) {
+    TxnResponse.Builder b =
+        TxnResponse.newBuilder().setHeader(header(r.appliedIndex())).setSucceeded(r.succeeded());
+    for (Reply.OpResult o : r.results()) {
+      TxnOpResult.Builder ob = TxnOpResult.newBuilder().setDeleted(o.deleted());
+      if (o.key() != null) {
+        ob.setKey(ByteString.copyFrom(o.key()));
+      }
+      if (o.value() != null) {
+        ob.setFound(true)
+            .setValue(ByteString.copyFrom(o.value()))
+            .setModIndex(o.modIndex())
+            .setCreateIndex(o.createIndex())
+            .setVersion(o.version());
+      }
+      b.addResults(ob);
+    }
+    return b.build();
   }
 
   @Override

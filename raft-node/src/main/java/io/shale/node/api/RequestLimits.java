@@ -5,6 +5,8 @@ import io.shale.client.ErrorTrailers;
 import io.shale.client.proto.Op;
 import io.shale.node.statemachine.Command;
 import io.shale.node.statemachine.CommandCodec;
+import io.shale.node.statemachine.Compare;
+import io.shale.node.statemachine.TxnOp;
 import java.util.Arrays;
 
 /**
@@ -22,6 +24,7 @@ public final class RequestLimits {
   private final int maxBatchOps;
   private final int maxScanEntries;
   private final int deleteRangeChunkKeys;
+  private final int maxTxnOps;
 
   /**
    * @param maxKeyBytes keys longer than this are refused ({@code limits.max_key_size})
@@ -30,13 +33,16 @@ public final class RequestLimits {
    * @param maxScanEntries larger scan limits are refused ({@code limits.max_scan_entries})
    * @param deleteRangeChunkKeys keys one delete-range entry deletes at most ({@code
    *     limits.delete_range_chunk_keys})
+   * @param maxTxnOps compares and operations one transaction may hold ({@code limits.max_txn_ops})
    */
   public RequestLimits(
       int maxKeyBytes,
       int maxValueBytes,
       int maxBatchOps,
       int maxScanEntries,
-      int deleteRangeChunkKeys) {
+      int deleteRangeChunkKeys,
+      int maxTxnOps) {
+    this.maxTxnOps = Math.min(maxTxnOps, CommandCodec.MAX_TXN_PARTS);
     this.maxKeyBytes = maxKeyBytes;
     this.maxValueBytes = maxValueBytes;
     this.maxBatchOps = Math.min(maxBatchOps, CommandCodec.MAX_BATCH_OPS);
@@ -46,7 +52,7 @@ public final class RequestLimits {
 
   /** Key and value limits; the others at their defaults. */
   RequestLimits(int maxKeyBytes, int maxValueBytes) {
-    this(maxKeyBytes, maxValueBytes, 10_000, 10_000, 10_000);
+    this(maxKeyBytes, maxValueBytes, 10_000, 10_000, 10_000, 128);
   }
 
   int deleteRangeChunkKeys() {
@@ -67,6 +73,74 @@ public final class RequestLimits {
               + maxBatchOps
               + " (limits.max_batch_ops)");
     }
+  }
+
+  /** A transaction's compares and operations, refused past {@code limits.max_txn_ops}. */
+  void txnSize(int parts) {
+    if (parts > maxTxnOps) {
+      throw new LimitExceeded(
+          ErrorTrailers.TOO_MANY_OPERATIONS,
+          "transaction of "
+              + parts
+              + " compares and operations exceeds the limit of "
+              + maxTxnOps
+              + " (limits.max_txn_ops)");
+    }
+  }
+
+  /** A transaction's compare, its key and operand checked. */
+  Compare compare(io.shale.client.proto.Compare c) {
+    byte[] key = key(c.getKey());
+    Compare.Result result =
+        switch (c.getResult()) {
+          case EQUAL -> Compare.Result.EQUAL;
+          case NOT_EQUAL -> Compare.Result.NOT_EQUAL;
+          case LESS -> Compare.Result.LESS;
+          case GREATER -> Compare.Result.GREATER;
+          case UNRECOGNIZED -> throw new IllegalArgumentException("unknown compare result");
+        };
+    if (c.getTarget() == io.shale.client.proto.Compare.Target.VALUE) {
+      if (c.getOperandCase() != io.shale.client.proto.Compare.OperandCase.VALUE) {
+        throw new IllegalArgumentException("a VALUE compare needs a value operand");
+      }
+      return Compare.value(key, result, value(c.getValue()));
+    }
+    if (c.getOperandCase() == io.shale.client.proto.Compare.OperandCase.VALUE) {
+      throw new IllegalArgumentException("a " + c.getTarget() + " compare needs a number operand");
+    }
+    long n = c.getNumber();
+    if (n < 0) {
+      throw new IllegalArgumentException(
+          "compare operand " + Long.toUnsignedString(n) + " too large");
+    }
+    Compare.Target target =
+        switch (c.getTarget()) {
+          case VERSION -> Compare.Target.VERSION;
+          case CREATE_INDEX -> Compare.Target.CREATE_INDEX;
+          case MOD_INDEX -> Compare.Target.MOD_INDEX;
+          default -> throw new IllegalArgumentException("unknown compare target");
+        };
+    return Compare.number(key, target, result, n);
+  }
+
+  /** A transaction's operation, its keys and value checked. */
+  TxnOp txnOp(io.shale.client.proto.TxnOp op) {
+    return switch (op.getOpCase()) {
+      case PUT -> new TxnOp.Put(key(op.getPut().getKey()), value(op.getPut().getValue()));
+      case DELETE -> new TxnOp.Delete(key(op.getDelete()));
+      case DELETE_RANGE -> {
+        byte[] start = op.getDeleteRange().getStart().toByteArray();
+        if (start.length > maxKeyBytes) {
+          throw new LimitExceeded(
+              ErrorTrailers.KEY_TOO_LARGE,
+              "range start of " + start.length + " bytes exceeds limits.max_key_size");
+        }
+        ByteString end = op.getDeleteRange().getEnd();
+        yield new TxnOp.DeleteRange(start, end.isEmpty() ? null : key(end));
+      }
+      case GET -> new TxnOp.Get(key(op.getGet()));
+      case OP_NOT_SET -> throw new IllegalArgumentException("a transaction operation is empty");
+    };
   }
 
   /**

@@ -2,6 +2,7 @@ package io.shale.node.auth;
 
 import com.google.protobuf.ByteString;
 import io.shale.client.proto.BatchRequest;
+import io.shale.client.proto.Compare;
 import io.shale.client.proto.CompareAndSetRequest;
 import io.shale.client.proto.DeleteRangeRequest;
 import io.shale.client.proto.DeleteRequest;
@@ -9,7 +10,10 @@ import io.shale.client.proto.GetRequest;
 import io.shale.client.proto.Op;
 import io.shale.client.proto.PutRequest;
 import io.shale.client.proto.ScanRequest;
+import io.shale.client.proto.TxnOp;
+import io.shale.client.proto.TxnRequest;
 import io.shale.client.proto.UserChangePasswordRequest;
+import java.util.List;
 
 /**
  * What one call of the client API needs of its caller, decided from the method and the request:
@@ -75,7 +79,37 @@ public final class Requirement {
       }
       return null;
     }
+    if (request instanceof TxnRequest r) {
+      return txn(user, grants, r);
+    }
     return grants.admin() ? null : user + " may not call " + method + ": it needs ADMIN";
+  }
+
+  /** A transaction reads the keys it compares and gets, writes those it puts and deletes. */
+  private static String txn(String user, Grants grants, TxnRequest r) {
+    for (Compare c : r.getComparesList()) {
+      String denied = read(user, grants, c.getKey(), null);
+      if (denied != null) {
+        return denied;
+      }
+    }
+    for (List<TxnOp> branch : List.of(r.getThenList(), r.getOtherwiseList())) {
+      for (TxnOp op : branch) {
+        String denied =
+            switch (op.getOpCase()) {
+              case PUT -> write(user, grants, op.getPut().getKey(), null);
+              case DELETE -> write(user, grants, op.getDelete(), null);
+              case DELETE_RANGE ->
+                  write(user, grants, op.getDeleteRange().getStart(), op.getDeleteRange().getEnd());
+              case GET -> read(user, grants, op.getGet(), null);
+              case OP_NOT_SET -> null; // refused by the request's own checks
+            };
+        if (denied != null) {
+          return denied;
+        }
+      }
+    }
+    return null;
   }
 
   /** A point key (null end) or the range [start, end), an empty end meaning to the last key. */

@@ -274,10 +274,11 @@ public record NodeConfig(
       int deleteRangeChunkKeys,
       int maxInflightRequests,
       long maxInflightWriteBytes,
-      int handlerThreads) {
+      int handlerThreads,
+      int maxTxnOps) {
     /** Key and value limits, with the other limits at their defaults. */
     public Limits(int maxKeyBytes, int maxValueBytes) {
-      this(maxKeyBytes, maxValueBytes, 4L << 20, 10_000, 10_000, 10_000, 1024, 32L << 20, 128);
+      this(maxKeyBytes, maxValueBytes, 4L << 20, 10_000, 10_000, 10_000, 1024, 32L << 20, 128, 128);
     }
 
     public static Limits defaults() {
@@ -336,7 +337,8 @@ public record NodeConfig(
               "delete_range_chunk_keys",
               "max_inflight_requests",
               "max_inflight_write_bytes",
-              "handler_threads"),
+              "handler_threads",
+              "max_txn_ops"),
           "tls",
           List.of("ca_file", "cert_file", "key_file", "peer_common_name", "reload_interval"),
           "auth",
@@ -488,7 +490,8 @@ public record NodeConfig(
                     CommandCodec.MAX_DELETE_RANGE_KEYS),
             (int) v.between("limits.max_inflight_requests", dl.maxInflightRequests(), 1, 1_000_000),
             v.size("limits.max_inflight_write_bytes", dl.maxInflightWriteBytes()),
-            (int) v.between("limits.handler_threads", dl.handlerThreads(), 1, 4096)),
+            (int) v.between("limits.handler_threads", dl.handlerThreads(), 1, 4096),
+            (int) v.between("limits.max_txn_ops", dl.maxTxnOps(), 1, CommandCodec.MAX_TXN_PARTS)),
         engine,
         tls(v, base),
         v.duration("auth.token_ttl", DEFAULT_TOKEN_TTL),

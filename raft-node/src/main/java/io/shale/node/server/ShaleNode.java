@@ -445,7 +445,8 @@ public final class ShaleNode implements AutoCloseable {
                 config.limits().maxValueBytes(),
                 config.limits().maxBatchOps(),
                 config.limits().maxScanEntries(),
-                config.limits().deleteRangeChunkKeys()),
+                config.limits().deleteRangeChunkKeys(),
+                config.limits().maxTxnOps()),
             registry,
             new GroupCommit.Bounds(
                 config.raft().groupCommitThreads(),

@@ -13,7 +13,8 @@ public sealed interface Command
         Command.DeleteRange,
         Command.Identified,
         Command.Group,
-        Command.Auth {
+        Command.Auth,
+        Command.Txn {
   /** One put or delete of a batch. {@code value} is null for a delete. */
   record Op(byte[] key, byte[] value) {
     public boolean isDelete() {
@@ -100,6 +101,28 @@ public sealed interface Command
     }
   }
 
+  /**
+   * A transaction: if every compare holds (or there are none), {@code then}'s operations apply,
+   * else {@code otherwise}'s; either way atomically, at the entry's index, and the reply holds the
+   * result of each operation of the branch taken. At most {@link CommandCodec#MAX_TXN_PARTS}
+   * compares and operations in all.
+   */
+  record Txn(List<Compare> compares, List<TxnOp> then, List<TxnOp> otherwise) implements Command {
+    public Txn {
+      compares = List.copyOf(compares);
+      then = List.copyOf(then);
+      otherwise = List.copyOf(otherwise);
+      int parts = compares.size() + then.size() + otherwise.size();
+      if (parts > CommandCodec.MAX_TXN_PARTS) {
+        throw new IllegalArgumentException(
+            "a transaction holds at most "
+                + CommandCodec.MAX_TXN_PARTS
+                + " compares and operations, got "
+                + parts);
+      }
+    }
+  }
+
   /** A change to users, roles or the token key ({@link io.shale.node.auth.AuthApplier}). */
   record Auth(AuthChange change) implements Command {}
 
@@ -123,7 +146,7 @@ public sealed interface Command
             "request id must be 1 to 64 bytes, got " + requestId.length);
       }
       if (command instanceof Identified) {
-        throw new IllegalArgumentException("a request id wraps a batch or a compare-and-set");
+        throw new IllegalArgumentException("a request id may not wrap another");
       }
     }
   }

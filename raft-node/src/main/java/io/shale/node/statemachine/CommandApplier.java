@@ -1,8 +1,6 @@
 package io.shale.node.statemachine;
 
 import io.shale.engine.Engine;
-import io.shale.engine.ScanIterator;
-import io.shale.engine.ScanOptions;
 import io.shale.engine.VersionedValue;
 import io.shale.engine.WriteBatch;
 import io.shale.node.auth.AuthApplier;
@@ -56,17 +54,18 @@ public final class CommandApplier {
       if (index % RequestRecords.EXPIRY_EVERY == 0) {
         RequestRecords.expire(state, batch, index);
       }
+      EntryView view = new EntryView(state, batch, index);
       byte[] reply;
       if (command instanceof Command.Group g) {
         // Client writes the leader grouped into one entry: applied in order, in one engine batch.
         List<byte[]> replies = new ArrayList<>(g.commands().size());
         Map<ByteBuffer, Recorded> idsInEntry = new HashMap<>();
         for (Command c : g.commands()) {
-          replies.add(applyOne(state, c, index, batch, idsInEntry));
+          replies.add(applyOne(state, view, c, index, batch, idsInEntry));
         }
         reply = Reply.encode(new Reply.Many(index, replies));
       } else {
-        reply = applyOne(state, command, index, batch, new HashMap<>());
+        reply = applyOne(state, view, command, index, batch, new HashMap<>());
       }
       return new Applied(batch, reply);
     } catch (RuntimeException | StackOverflowError e) {
@@ -93,6 +92,7 @@ public final class CommandApplier {
    */
   private byte[] applyOne(
       Engine state,
+      EntryView view,
       Command command,
       long index,
       WriteBatch batch,
@@ -115,16 +115,18 @@ public final class CommandApplier {
     Reply reply;
     if (command instanceof Command.Batch b) {
       for (Command.Op op : b.ops()) {
-        add(batch, op);
+        write(view, op);
       }
       reply = new Reply.Written(index);
     } else if (command instanceof Command.DeleteRange r) {
-      reply = deleteRange(state, r, index, batch);
+      reply = deleteRange(view, r, index);
     } else if (command instanceof Command.Auth a) {
       String refused = AuthApplier.apply(state, a.change(), batch);
       reply = refused == null ? new Reply.Written(index) : new Reply.Rejected(index, refused);
+    } else if (command instanceof Command.Txn t) {
+      reply = TxnApplier.apply(state, t, index, batch);
     } else {
-      reply = compareAndSet(state, (Command.CompareAndSet) command, index, batch);
+      reply = compareAndSet(view, (Command.CompareAndSet) command, index);
     }
     byte[] bytes = Reply.encode(reply);
     if (requestId != null) {
@@ -151,6 +153,15 @@ public final class CommandApplier {
                   + " request)"));
     }
     Reply first = Reply.decode(stored);
+    if (first instanceof Reply.TxnResult t && t.valuesOmitted()) {
+      EntryView now = new EntryView(state, new WriteBatch(), index);
+      List<Reply.OpResult> results = new ArrayList<>(t.results().size());
+      for (Reply.OpResult o : t.results()) {
+        results.add(
+            o.kind() == Reply.OpKind.GET ? Reply.OpResult.got(o.key(), now.get(o.key())) : o);
+      }
+      return Reply.encode(new Reply.TxnResult(t.appliedIndex(), t.succeeded(), results, false));
+    }
     if (first instanceof Reply.CasResult c
         && c.current() == null
         && c.modIndex() != 0
@@ -166,8 +177,25 @@ public final class CommandApplier {
     return stored;
   }
 
-  /** What a request record keeps of {@code reply}: all of it but a large current value. */
+  /**
+   * What a request record keeps of {@code reply}: all of it but a large current value, or a
+   * transaction's got values when they are large.
+   */
   private static Reply storable(Reply reply) {
+    if (reply instanceof Reply.TxnResult t) {
+      long size = 0;
+      for (Reply.OpResult o : t.results()) {
+        size += o.encodedSize();
+      }
+      if (size <= RequestRecords.MAX_STORED_VALUE) {
+        return reply;
+      }
+      List<Reply.OpResult> kept = new ArrayList<>(t.results().size());
+      for (Reply.OpResult o : t.results()) {
+        kept.add(o.kind() == Reply.OpKind.GET ? Reply.OpResult.got(o.key(), null) : o);
+      }
+      return new Reply.TxnResult(t.appliedIndex(), t.succeeded(), kept, true);
+    }
     if (reply instanceof Reply.CasResult c
         && c.current() != null
         && c.current().length > RequestRecords.MAX_STORED_VALUE) {
@@ -180,35 +208,19 @@ public final class CommandApplier {
    * Deletes up to {@code maxKeys} user keys of the range, never the node's own records (keys
    * starting with 0), and says where the rest of the range starts.
    */
-  private static Reply deleteRange(
-      Engine state, Command.DeleteRange r, long index, WriteBatch batch) {
-    byte[] start = r.start().length == 0 || r.start()[0] == 0 ? FIRST_USER_KEY : r.start();
-    if (r.end() != null && Arrays.compare(start, r.end()) >= 0) {
-      return new Reply.RangeDeleted(index, 0, null);
+  private static Reply deleteRange(EntryView view, Command.DeleteRange r, long index) {
+    List<byte[]> keys = view.keysInRange(r.start(), r.end(), r.maxKeys() + 1);
+    byte[] resume = keys.size() > r.maxKeys() ? keys.remove(r.maxKeys()) : null;
+    for (byte[] k : keys) {
+      view.delete(k);
     }
-    long deleted = 0;
-    byte[] resume = null;
-    try (ScanIterator it =
-        state.scan(new ScanOptions(start, r.end(), (long) r.maxKeys() + 1, false, true))) {
-      while (it.next()) {
-        if (deleted == r.maxKeys()) {
-          resume = it.key();
-          break;
-        }
-        batch.delete(it.key());
-        deleted++;
-      }
-    }
-    return new Reply.RangeDeleted(index, deleted, resume);
+    return new Reply.RangeDeleted(index, keys.size(), resume);
   }
 
-  private static final byte[] FIRST_USER_KEY = {1};
-
   /** Compares the key's value or modification index with the expectation, then maybe writes. */
-  private static Reply compareAndSet(
-      Engine state, Command.CompareAndSet cas, long index, WriteBatch batch) {
-    VersionedValue current = state.getVersioned(cas.key());
-    long currentIndex = current == null ? 0 : current.index();
+  private static Reply compareAndSet(EntryView view, Command.CompareAndSet cas, long index) {
+    EntryView.KeyState current = view.get(cas.key());
+    long currentIndex = current == null ? 0 : current.modIndex();
     boolean matches =
         cas.comparesIndex()
             ? currentIndex == cas.expectedIndex()
@@ -217,17 +229,17 @@ public final class CommandApplier {
       return new Reply.CasResult(
           index, false, current == null ? null : current.value(), currentIndex);
     }
-    add(batch, cas.then());
+    write(view, cas.then());
     boolean deleted = cas.then().isDelete();
     return new Reply.CasResult(index, true, cas.then().value(), deleted ? 0 : index);
   }
 
-  private static void add(WriteBatch batch, Command.Op op) {
+  private static void write(EntryView view, Command.Op op) {
     if (op.isDelete()) {
-      batch.delete(op.key());
+      view.delete(op.key());
     } else {
       // The decoded command's arrays are this entry's own and nobody changes them.
-      batch.putWithoutCopy(op.key(), op.value());
+      view.put(op.key(), op.value());
     }
   }
 }

@@ -14,7 +14,7 @@ import java.util.List;
  *
  * <pre>
  *   entry  = magic 0x53 ('S'), version 1, kind (1 batch, 2 compare-and-set, 3 identified,
- *            4 delete range, 5 group, 6 bounded delete range), body
+ *            4 delete range, 5 group, 6 bounded delete range, 7 auth change, 8 transaction), body
  *   range  = start, has-end (0/1), [end]           (kind 4: at most 10,000 keys per entry)
  *   bounded range = max-keys:int32, range          (kind 6)
  *   identified = request-id, the body of a batch or compare-and-set entry (kind, body)
@@ -23,6 +23,12 @@ import java.util.List;
  *   op     = type (1 put, 2 delete), key, [value if put]
  *   cas    = key, expectation (0 absent, 1 value, 2 modification index), [expected value |
  *            expected index:int64], op
+ *   txn    = count:int32, count x compare, count:int32, count x txn-op (then),
+ *            count:int32, count x txn-op (otherwise)
+ *   compare = key, target (1 value, 2 version, 3 create index, 4 modification index),
+ *            result (1 equal, 2 not equal, 3 less, 4 greater), [value if target 1 | number:int64]
+ *   txn-op = type (1 put, 2 delete, 3 delete range, 4 get), then: key, value (put); key (delete,
+ *            get); start, has-end (0/1), [end] (delete range)
  *   key, value, expected = length:int32, bytes
  * </pre>
  *
@@ -47,6 +53,7 @@ public final class CommandCodec {
   private static final byte DELETE = 2;
   static final byte DELETE_RANGE_BOUNDED = 6;
   static final byte AUTH = 7;
+  static final byte TXN = 8;
 
   /** The largest encoded auth change: names, a hash and a permission's two bounds fit easily. */
   static final int MAX_AUTH_CHANGE_BYTES = 256 << 10;
@@ -58,6 +65,9 @@ public final class CommandCodec {
 
   /** The most commands one group may hold. */
   public static final int MAX_GROUP_COMMANDS = 10_000;
+
+  /** The most compares and operations one transaction may hold, in all. */
+  public static final int MAX_TXN_PARTS = 1_000;
 
   /** The most keys one delete-range entry may delete. */
   public static final int MAX_DELETE_RANGE_KEYS = 100_000;
@@ -120,6 +130,9 @@ public final class CommandCodec {
       }
       return out.array();
     }
+    if (c instanceof Command.Txn t) {
+      return encodeTxn(t);
+    }
     int size = 3;
     if (c instanceof Command.Batch b) {
       size += 4;
@@ -154,6 +167,137 @@ public final class CommandCodec {
       putOp(out, cas.then());
     }
     return out.array();
+  }
+
+  private static byte[] encodeTxn(Command.Txn t) {
+    long size = 3 + 12;
+    for (Compare c : t.compares()) {
+      size += 4 + c.key().length + 2 + (c.value() != null ? 4 + c.value().length : 8);
+    }
+    for (List<TxnOp> branch : List.of(t.then(), t.otherwise())) {
+      for (TxnOp op : branch) {
+        size += txnOpSize(op);
+      }
+    }
+    if (size > Integer.MAX_VALUE - 16) {
+      throw new IllegalArgumentException("a transaction of " + size + " bytes is too large");
+    }
+    ByteBuffer out = ByteBuffer.allocate((int) size).put(MAGIC).put(VERSION).put(TXN);
+    out.putInt(t.compares().size());
+    for (Compare c : t.compares()) {
+      putBytes(out, c.key());
+      out.put((byte) (c.target().ordinal() + 1)).put((byte) (c.result().ordinal() + 1));
+      if (c.value() != null) {
+        putBytes(out, c.value());
+      } else {
+        out.putLong(c.number());
+      }
+    }
+    for (List<TxnOp> branch : List.of(t.then(), t.otherwise())) {
+      out.putInt(branch.size());
+      for (TxnOp op : branch) {
+        putTxnOp(out, op);
+      }
+    }
+    return out.array();
+  }
+
+  private static long txnOpSize(TxnOp op) {
+    if (op instanceof TxnOp.Put p) {
+      return 1 + 8 + p.key().length + p.value().length;
+    }
+    if (op instanceof TxnOp.DeleteRange r) {
+      return 1 + 4 + r.start().length + 1 + (r.end() == null ? 0 : 4 + r.end().length);
+    }
+    return 1 + 4 + (op instanceof TxnOp.Delete d ? d.key() : ((TxnOp.Get) op).key()).length;
+  }
+
+  private static void putTxnOp(ByteBuffer out, TxnOp op) {
+    if (op instanceof TxnOp.Put p) {
+      out.put((byte) 1);
+      putBytes(out, p.key());
+      putBytes(out, p.value());
+    } else if (op instanceof TxnOp.Delete d) {
+      out.put((byte) 2);
+      putBytes(out, d.key());
+    } else if (op instanceof TxnOp.DeleteRange r) {
+      out.put((byte) 3);
+      putBytes(out, r.start());
+      out.put((byte) (r.end() == null ? 0 : 1));
+      if (r.end() != null) {
+        putBytes(out, r.end());
+      }
+    } else {
+      out.put((byte) 4);
+      putBytes(out, ((TxnOp.Get) op).key());
+    }
+  }
+
+  private static Command.Txn getTxn(ByteBuffer in) {
+    int parts = 0;
+    int n = countOf(in, parts, "compares");
+    parts += n;
+    List<Compare> compares = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      byte[] key = getBytes(in);
+      byte target = in.get();
+      byte result = in.get();
+      if (target < 1 || target > 4 || result < 1 || result > 4) {
+        throw new IllegalArgumentException(
+            "unknown compare target " + target + " or result " + result);
+      }
+      Compare.Target t = Compare.Target.values()[target - 1];
+      Compare.Result r = Compare.Result.values()[result - 1];
+      compares.add(
+          t == Compare.Target.VALUE
+              ? Compare.value(key, r, getBytes(in))
+              : Compare.number(key, t, r, in.getLong()));
+    }
+    List<List<TxnOp>> branches = new ArrayList<>(2);
+    for (int b = 0; b < 2; b++) {
+      int m = countOf(in, parts, "operations");
+      parts += m;
+      List<TxnOp> ops = new ArrayList<>(m);
+      for (int i = 0; i < m; i++) {
+        byte type = in.get();
+        ops.add(
+            switch (type) {
+              case 1 -> new TxnOp.Put(getBytes(in), getBytes(in));
+              case 2 -> new TxnOp.Delete(getBytes(in));
+              case 3 -> {
+                byte[] start = getBytes(in);
+                byte hasEnd = in.get();
+                if (hasEnd != 0 && hasEnd != 1) {
+                  throw new IllegalArgumentException("delete range end flag " + hasEnd);
+                }
+                yield new TxnOp.DeleteRange(start, hasEnd == 1 ? getBytes(in) : null);
+              }
+              case 4 -> new TxnOp.Get(getBytes(in));
+              default ->
+                  throw new IllegalArgumentException("unknown transaction operation " + type);
+            });
+      }
+      branches.add(ops);
+    }
+    return new Command.Txn(compares, branches.get(0), branches.get(1));
+  }
+
+  /** A count of a transaction's parts, within what the entry's bytes and the cap allow. */
+  private static int countOf(ByteBuffer in, int partsSoFar, String what) {
+    int n = in.getInt();
+    if (n < 0 || n > in.remaining() || partsSoFar + n > MAX_TXN_PARTS) {
+      throw new IllegalArgumentException(
+          "a transaction of "
+              + n
+              + " "
+              + what
+              + " (after "
+              + partsSoFar
+              + " parts) is malformed or exceeds "
+              + MAX_TXN_PARTS
+              + " parts");
+    }
+    return n;
   }
 
   private static int opSize(Command.Op op) {
@@ -276,6 +420,7 @@ public final class CommandCodec {
               byte[] expected = expectation == 1 ? getBytes(in) : null;
               yield new Command.CompareAndSet(key, expected, getOp(in));
             }
+            case TXN -> getTxn(in);
             case DELETE_RANGE -> getRange(in, Command.DeleteRange.DEFAULT_MAX_KEYS);
             case DELETE_RANGE_BOUNDED -> getRange(in, in.getInt());
             case AUTH -> {

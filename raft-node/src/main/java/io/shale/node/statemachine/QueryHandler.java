@@ -32,10 +32,15 @@ public final class QueryHandler {
   /** The answer to {@code q} from {@code state}, whose applied index is {@code applied}. */
   public Reply answer(Engine state, long applied, Query q) {
     if (q instanceof Query.Get g) {
-      VersionedValue v = state.getVersioned(CommandCodec.checkKey(g.key()));
-      return v == null
-          ? new Reply.Value(applied, null, 0)
-          : new Reply.Value(applied, v.value(), v.index());
+      byte[] key = CommandCodec.checkKey(g.key());
+      VersionedValue v = state.getVersioned(key);
+      if (v == null) {
+        return Reply.Value.absent(applied);
+      }
+      KeyRevisions.Revision r = KeyRevisions.read(state, key);
+      return r == null
+          ? new Reply.Value(applied, v.value(), v.index(), v.index(), 1)
+          : new Reply.Value(applied, v.value(), v.index(), r.createIndex(), r.version());
     }
     if (q instanceof Query.Pressure) {
       return new Reply.Pressure(applied, state.writePressure());

@@ -13,7 +13,11 @@ import java.util.List;
  *   reply  = applied-index:int64, kind, body
  *   WRITE  = (nothing)                    a batch was applied at that index
  *   CAS    = applied (0/1), has-current (0/1), [current], current's modification index:int64
- *   VALUE  = found (0/1), [value], modification index:int64 (0 when not found)
+ *   VALUE  = found (0/1), [value], modification index:int64 (0 when not found)   (kind 3, older)
+ *   VALUE_REVISIONS = found (0/1), [value], modification, create index, version:int64 (kind 9)
+ *   TXN    = succeeded (0/1), values-omitted (0/1), count:int32, count x result
+ *   result = kind (1 put, 2 delete, 3 delete range, 4 get), then: nothing (put); deleted:int64
+ *            (deletes); key, found (0/1), [value], modification, create index, version (get)
  *   ENTRIES = count:int32, count x (key, value), more (0/1)
  *   MANY   = count:int32, count x (length:int32, reply)
  *   PRESSURE = condition, cause (ordinals), measured:float64, threshold:float64, delay-ms:int64
@@ -29,7 +33,8 @@ public sealed interface Reply
         Reply.Pressure,
         Reply.Many,
         Reply.RangeDeleted,
-        Reply.Rejected {
+        Reply.Rejected,
+        Reply.TxnResult {
   long appliedIndex();
 
   record Written(long appliedIndex) implements Reply {}
@@ -41,8 +46,69 @@ public sealed interface Reply
   record CasResult(long appliedIndex, boolean applied, byte[] current, long modIndex)
       implements Reply {}
 
-  /** A key's value (null: absent) and the index of the entry that last modified it. */
-  record Value(long appliedIndex, byte[] value, long modIndex) implements Reply {}
+  /**
+   * A key's value (null: absent), the index of the entry that last modified it, of the one that
+   * created it, and its version (puts since it was created); the three are 0 when it is absent.
+   */
+  record Value(long appliedIndex, byte[] value, long modIndex, long createIndex, long version)
+      implements Reply {
+    static Value absent(long appliedIndex) {
+      return new Value(appliedIndex, null, 0, 0, 0);
+    }
+  }
+
+  /**
+   * A transaction's outcome: whether its compares held (so {@code then} applied, else {@code
+   * otherwise}) and one result per operation of the branch taken. {@code valuesOmitted}: the stored
+   * form of a request record, whose gets keep their keys only (a retry reads them again).
+   */
+  record TxnResult(
+      long appliedIndex, boolean succeeded, List<OpResult> results, boolean valuesOmitted)
+      implements Reply {}
+
+  /**
+   * The result of one transaction operation: keys deleted (delete, delete range), or what a get
+   * found: {@code value} null when the key is absent, its indexes and version 0 then.
+   */
+  record OpResult(
+      OpKind kind,
+      long deleted,
+      byte[] key,
+      byte[] value,
+      long modIndex,
+      long createIndex,
+      long version) {
+    static OpResult put() {
+      return new OpResult(OpKind.PUT, 0, null, null, 0, 0, 0);
+    }
+
+    static OpResult deleted(OpKind kind, long deleted) {
+      return new OpResult(kind, deleted, null, null, 0, 0, 0);
+    }
+
+    static OpResult got(byte[] key, EntryView.KeyState s) {
+      return s == null
+          ? new OpResult(OpKind.GET, 0, key, null, 0, 0, 0)
+          : new OpResult(OpKind.GET, 0, key, s.value(), s.modIndex(), s.createIndex(), s.version());
+    }
+
+    /** Bytes this result takes in a reply. */
+    long encodedSize() {
+      return switch (kind) {
+        case PUT -> 1;
+        case DELETE, DELETE_RANGE -> 9;
+        case GET -> 1 + 4 + key.length + 1 + (value == null ? 0 : 4 + value.length) + 24;
+      };
+    }
+  }
+
+  /** What a transaction operation did. */
+  enum OpKind {
+    PUT,
+    DELETE,
+    DELETE_RANGE,
+    GET
+  }
 
   /** Scan results; {@code more} when the limit cut it short (continue after the last key). */
   record Entries(long appliedIndex, List<byte[][]> entries, boolean more) implements Reply {}
@@ -80,7 +146,12 @@ public sealed interface Reply
     if (r instanceof CasResult c) {
       size += 2 + (c.current() == null ? 0 : 4 + c.current().length) + 8;
     } else if (r instanceof Value v) {
-      size += 1 + (v.value() == null ? 0 : 4 + v.value().length) + 8;
+      size += 1 + (v.value() == null ? 0 : 4 + v.value().length) + 24;
+    } else if (r instanceof TxnResult t) {
+      size += 2 + 4;
+      for (OpResult o : t.results()) {
+        size += (int) o.encodedSize();
+      }
     } else if (r instanceof Many m) {
       size += 4;
       for (byte[] b : m.replies()) {
@@ -100,9 +171,26 @@ public sealed interface Reply
       optional(out, c.current());
       out.putLong(c.modIndex());
     } else if (r instanceof Value v) {
-      out.put((byte) 3);
+      out.put((byte) 9);
       optional(out, v.value());
-      out.putLong(v.modIndex());
+      out.putLong(v.modIndex()).putLong(v.createIndex()).putLong(v.version());
+    } else if (r instanceof TxnResult t) {
+      out.put((byte) 10)
+          .put((byte) (t.succeeded() ? 1 : 0))
+          .put((byte) (t.valuesOmitted() ? 1 : 0))
+          .putInt(t.results().size());
+      for (OpResult o : t.results()) {
+        out.put((byte) (o.kind().ordinal() + 1));
+        switch (o.kind()) {
+          case PUT -> {}
+          case DELETE, DELETE_RANGE -> out.putLong(o.deleted());
+          case GET -> {
+            out.putInt(o.key().length).put(o.key());
+            optional(out, o.value());
+            out.putLong(o.modIndex()).putLong(o.createIndex()).putLong(o.version());
+          }
+        }
+      }
     } else if (r instanceof Pressure p) {
       WritePressure w = p.pressure();
       out.put((byte) 5)
@@ -151,7 +239,32 @@ public sealed interface Reply
       }
       case 3 -> {
         byte[] value = optional(in);
-        yield new Value(index, value, in.getLong());
+        long mod = in.getLong();
+        yield new Value(index, value, mod, mod, value == null ? 0 : 1);
+      }
+      case 9 -> {
+        byte[] value = optional(in);
+        yield new Value(index, value, in.getLong(), in.getLong(), in.getLong());
+      }
+      case 10 -> {
+        boolean succeeded = in.get() == 1;
+        boolean omitted = in.get() == 1;
+        int n = in.getInt();
+        List<OpResult> results = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+          OpKind op = OpKind.values()[in.get() - 1];
+          results.add(
+              switch (op) {
+                case PUT -> OpResult.put();
+                case DELETE, DELETE_RANGE -> OpResult.deleted(op, in.getLong());
+                case GET -> {
+                  byte[] key = bytes(in);
+                  byte[] value = optional(in);
+                  yield new OpResult(op, 0, key, value, in.getLong(), in.getLong(), in.getLong());
+                }
+              });
+        }
+        yield new TxnResult(index, succeeded, results, omitted);
       }
       case 4 -> {
         int n = in.getInt();

@@ -69,7 +69,7 @@ class CommandApplierTest {
   @Test
   void theApplierItselfWritesNothing() {
     CommandApplier.Applied a = applier.apply(engine, put("k", "v"), 1);
-    assertThat(a.batch().size()).isEqualTo(1);
+    assertThat(a.batch().size()).as("the value and its revision record").isEqualTo(2);
     assertThat(engine.get(b("k"))).isNull();
   }
 
@@ -96,6 +96,47 @@ class CommandApplierTest {
               assertThat(c.modIndex()).isEqualTo(3);
             });
     assertThat(engine.get(b("k"))).isEqualTo(b("new"));
+  }
+
+  private Reply.Value get(String k) {
+    return (Reply.Value) new QueryHandler(4 << 20).answer(engine, index, new Query.Get(b(k)));
+  }
+
+  @Test
+  void eachKeyKeepsItsCreateIndexAndVersionUntilDeleted() {
+    commit(put("k", "1")); // index 1
+    commit(put("other", "x"));
+    commit(put("k", "2")); // index 3
+    assertThat(get("k")).usingRecursiveComparison().isEqualTo(new Reply.Value(3, b("2"), 3, 1, 2));
+    commit(new Command.Batch(List.of(new Command.Op(b("k"), null)))); // index 4
+    assertThat(get("k")).usingRecursiveComparison().isEqualTo(Reply.Value.absent(4));
+    commit(put("k", "3")); // index 5: created afresh
+    assertThat(get("k").createIndex()).isEqualTo(5);
+    assertThat(get("k").version()).isEqualTo(1);
+    // Two puts of one key in one group entry count twice; a delete range drops the revisions.
+    commit(new Command.Group(List.of(put("k", "4"), put("k", "5")))); // index 6
+    assertThat(get("k")).usingRecursiveComparison().isEqualTo(new Reply.Value(6, b("5"), 6, 5, 3));
+    commit(new Command.DeleteRange(b("a"), b("z"))); // index 7
+    commit(put("k", "6")); // index 8
+    assertThat(get("k")).usingRecursiveComparison().isEqualTo(new Reply.Value(8, b("6"), 8, 8, 1));
+    assertThat(get("other")).usingRecursiveComparison().isEqualTo(Reply.Value.absent(8));
+  }
+
+  @Test
+  void compareAndSetKeepsRevisionsToo() {
+    commit(put("k", "1"));
+    commit(new Command.CompareAndSet(b("k"), b("1"), new Command.Op(b("k"), b("2"))));
+    assertThat(get("k")).usingRecursiveComparison().isEqualTo(new Reply.Value(2, b("2"), 2, 1, 2));
+  }
+
+  @Test
+  void aKeyWrittenBeforeRevisionsWereKeptReadsAsCreatedByItsLastWrite() {
+    // As a node before revisions wrote it: the value alone.
+    index++;
+    engine.applyCommitted(new io.shale.engine.WriteBatch().put(b("old"), b("v")), index);
+    assertThat(get("old"))
+        .usingRecursiveComparison()
+        .isEqualTo(new Reply.Value(1, b("v"), 1, 1, 1));
   }
 
   @Test

@@ -65,7 +65,39 @@ final class CommandArbitraries {
                                 Arbitraries.integers()
                                     .between(1, 3)
                                     .map(max -> new Command.DeleteRange(s, e, max))));
-    return Arbitraries.oneOf(batch(), casValue, casIndex, deleteRange);
+    return Arbitraries.oneOf(batch(), casValue, casIndex, deleteRange, txn());
+  }
+
+  /** A transaction over the same few keys: compares of every target, ops of every kind. */
+  static Arbitrary<Command> txn() {
+    Arbitrary<Compare> compares =
+        Arbitraries.oneOf(
+            Combinators.combine(keys(), Arbitraries.of(Compare.Result.class), values())
+                .as(Compare::value),
+            Combinators.combine(
+                    keys(),
+                    Arbitraries.of(
+                        Compare.Target.VERSION,
+                        Compare.Target.CREATE_INDEX,
+                        Compare.Target.MOD_INDEX),
+                    Arbitraries.of(Compare.Result.class),
+                    Arbitraries.longs().between(0, 6))
+                .as(Compare::number));
+    Arbitrary<TxnOp> ops =
+        Arbitraries.oneOf(
+            Combinators.combine(keys(), values()).as(TxnOp.Put::new),
+            keys().map(TxnOp.Delete::new),
+            keys().map(TxnOp.Get::new),
+            keys()
+                .flatMap(
+                    s ->
+                        keys()
+                            .injectNull(0.3)
+                            .filter(e -> e == null || Arrays.compare(s, e) < 0)
+                            .map(e -> new TxnOp.DeleteRange(s, e))));
+    return Combinators.combine(
+            compares.list().ofMaxSize(2), ops.list().ofMaxSize(3), ops.list().ofMaxSize(3))
+        .as(Command.Txn::new);
   }
 
   /** A plain command under a request id. */

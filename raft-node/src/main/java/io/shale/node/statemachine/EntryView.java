@@ -1,0 +1,121 @@
+package io.shale.node.statemachine;
+
+import io.shale.engine.Engine;
+import io.shale.engine.ScanIterator;
+import io.shale.engine.ScanOptions;
+import io.shale.engine.VersionedValue;
+import io.shale.engine.WriteBatch;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The user keys as the commands of one entry see them while it is applied: the engine as of the
+ * entry's index - 1, plus what the entry's earlier commands and operations wrote into its batch.
+ * Every write of a user key goes through here, so that its {@link KeyRevisions} record is written
+ * with it and a later read in the same entry (a group's second put of a key, a transaction's get
+ * after its put) sees it.
+ *
+ * <p>Not thread-safe: one per entry, on the apply thread.
+ */
+final class EntryView {
+  /** A live key: its value and revisions. */
+  record KeyState(byte[] key, byte[] value, long modIndex, long createIndex, long version) {}
+
+  /** A key this entry wrote: its revision after the write, or null if it deleted it. */
+  private record Written(byte[] value, KeyRevisions.Revision revision) {}
+
+  private static final byte[] FIRST_USER_KEY = {1};
+
+  private final Engine state;
+  private final WriteBatch batch;
+  private final long index;
+  private final TreeMap<byte[], Written> written = new TreeMap<>(Arrays::compareUnsigned);
+
+  EntryView(Engine state, WriteBatch batch, long index) {
+    this.state = state;
+    this.batch = batch;
+    this.index = index;
+  }
+
+  /** {@code key} as of now, or null if absent. */
+  KeyState get(byte[] key) {
+    Written w = written.get(key);
+    if (w != null || written.containsKey(key)) {
+      return w.revision() == null
+          ? null
+          : new KeyState(key, w.value(), index, w.revision().createIndex(), w.revision().version());
+    }
+    VersionedValue v = state.getVersioned(key);
+    if (v == null) {
+      return null;
+    }
+    KeyRevisions.Revision r = KeyRevisions.read(state, key);
+    return r == null
+        ? new KeyState(key, v.value(), v.index(), v.index(), 1)
+        : new KeyState(key, v.value(), v.index(), r.createIndex(), r.version());
+  }
+
+  /** Puts {@code value} (kept, not copied: the caller never changes it) under {@code key}. */
+  void put(byte[] key, byte[] value) {
+    KeyRevisions.Revision r = KeyRevisions.Revision.afterPut(revision(key), index);
+    batch.putWithoutCopy(key, value);
+    batch.putWithoutCopy(KeyRevisions.recordKey(key), r.encode());
+    written.put(key, new Written(value, r));
+  }
+
+  /** Deletes {@code key}; says whether it was there (a revision record, or written here). */
+  boolean delete(byte[] key) {
+    boolean existed = revision(key) != null;
+    batch.delete(key);
+    batch.delete(KeyRevisions.recordKey(key));
+    written.put(key, new Written(null, null));
+    return existed;
+  }
+
+  /** The revision of {@code key} without reading its value (null: none recorded, or deleted). */
+  private KeyRevisions.Revision revision(byte[] key) {
+    Written w = written.get(key);
+    if (w != null) {
+      return w.revision();
+    }
+    return KeyRevisions.read(state, key);
+  }
+
+  /**
+   * The first user keys in [start, end) (end null: to the last), at most {@code limit}, in key
+   * order: the engine's, less those this entry deleted, plus those it put. Node records (keys
+   * beginning with byte 0) are never among them.
+   */
+  List<byte[]> keysInRange(byte[] start, byte[] end, int limit) {
+    byte[] from = start.length == 0 || start[0] == 0 ? FIRST_USER_KEY : start;
+    List<byte[]> out = new ArrayList<>();
+    if (end != null && Arrays.compareUnsigned(from, end) >= 0) {
+      return out;
+    }
+    Map<byte[], Written> mine =
+        end == null ? written.tailMap(from, true) : written.subMap(from, true, end, false);
+    TreeMap<byte[], Boolean> keys = new TreeMap<>(Arrays::compareUnsigned);
+    // Enough engine keys that those this entry deleted cannot crowd the limit out.
+    long wanted = (long) limit + mine.size();
+    try (ScanIterator it = state.scan(new ScanOptions(from, end, wanted, false, true))) {
+      while (it.next()) {
+        keys.put(it.key(), Boolean.TRUE);
+      }
+    }
+    for (Map.Entry<byte[], Written> e : mine.entrySet()) {
+      keys.put(e.getKey(), e.getValue().revision() != null);
+    }
+    for (Map.Entry<byte[], Boolean> k : keys.entrySet()) {
+      if (out.size() == limit) {
+        break;
+      }
+      if (k.getValue()) {
+        out.add(k.getKey());
+      }
+    }
+    return out;
+  }
+}
