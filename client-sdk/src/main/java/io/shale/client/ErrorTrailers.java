@@ -10,7 +10,9 @@ import io.grpc.Metadata;
  * {@code TOO_MANY_OPERATIONS}, {@code SCAN_LIMIT_TOO_LARGE}, {@code REQUEST_REJECTED} (a committed
  * write every replica refused alike, e.g. a reused request id); INTERNAL {@code INTERNAL} (with an
  * incident id in the node's log); RESOURCE_EXHAUSTED {@code WRITE_THROTTLED}; UNAVAILABLE {@code
- * NO_LEADER} (no leader the node can reach).
+ * NO_LEADER} (no leader the node can reach); OUT_OF_RANGE {@code COMPACTED} (a watch's start index
+ * is older than the node's change history, with {@link #COMPACT_INDEX}); RESOURCE_EXHAUSTED {@code
+ * WATCHER_TOO_SLOW} (the history dropped changes a watch had not been sent yet).
  *
  * <p>With {@code WRITE_THROTTLED}: {@link #THROTTLED_NODE} (the replica whose engine refused, or
  * the leader for its own request queue), {@link #THROTTLE_CAUSE} ({@code L0_FILES}, {@code
@@ -27,6 +29,12 @@ public final class ErrorTrailers {
   public static final Metadata.Key<String> RETRY_AFTER_MS =
       Metadata.Key.of("shale-retry-after-ms", Metadata.ASCII_STRING_MARSHALLER);
 
+  /** The oldest index a node's change history holds, with {@code COMPACTED}. */
+  public static final Metadata.Key<String> COMPACT_INDEX =
+      Metadata.Key.of("shale-compact-index", Metadata.ASCII_STRING_MARSHALLER);
+
+  public static final String COMPACTED = "COMPACTED";
+  public static final String WATCHER_TOO_SLOW = "WATCHER_TOO_SLOW";
   public static final String KEY_TOO_LARGE = "KEY_TOO_LARGE";
   public static final String VALUE_TOO_LARGE = "VALUE_TOO_LARGE";
   public static final String TOO_MANY_OPERATIONS = "TOO_MANY_OPERATIONS";

@@ -425,6 +425,16 @@ public final class ShaleClient implements AutoCloseable {
   }
 
   /**
+   * Watches the keys of {@code options} from its start index: {@code listener} receives every
+   * change in index order, exactly once, while the watch follows node failures; close it to stop.
+   */
+  public Watch watch(WatchOptions options, WatchListener listener) {
+    Watch w = new Watch(settings, options, listener);
+    w.open();
+    return w;
+  }
+
+  /**
    * A transaction: compares, then operations if they all hold, else others, applied atomically:
    * {@code client.txn().ifVersion("k", Txn.Cmp.EQUAL, 0).thenPut("k", "v").commit()}.
    */

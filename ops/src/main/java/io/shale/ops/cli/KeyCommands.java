@@ -19,8 +19,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * shalectl's key commands: put, get, del, scan, cas, txn. Keys and values are UTF-8 text on the
- * command line; {@code put --file} reads a value's bytes from a file ({@code -}: stdin).
+ * shalectl's key commands: put, get, del, scan, cas, txn, watch. Keys and values are UTF-8 text on
+ * the command line; {@code put --file} reads a value's bytes from a file ({@code -}: stdin).
  */
 final class KeyCommands {
   private KeyCommands() {}
@@ -360,6 +360,111 @@ final class KeyCommands {
         }
       }
       return r.succeeded() ? Shalectl.OK : Shalectl.CAS_FAILED;
+    }
+  }
+
+  @Command(
+      name = "watch",
+      mixinStandardHelpOptions = true,
+      description =
+          "Prints every change to KEY or a range as it is applied, one line each: 'PUT key value"
+              + " (mod index N)' or 'DELETE key (mod index N)' (json: one object a line), until"
+              + " interrupted or --count changes; follows node failures without losing or"
+              + " repeating one. Exit code 1 if the watch ends on an error (e.g. COMPACTED).")
+  static final class WatchCommand extends ClientCommand {
+    @Parameters(index = "0", arity = "0..1", paramLabel = "KEY")
+    String key;
+
+    @ArgGroup(exclusive = false)
+    Range range;
+
+    @Option(
+        names = "--start-index",
+        paramLabel = "N",
+        description = "The first index whose changes to print (default: from now on).")
+    long startIndex;
+
+    @Option(
+        names = "--count",
+        paramLabel = "N",
+        description = "Exit after N changes (default: run until interrupted).")
+    long count;
+
+    @Override
+    int run(ShaleClient client, Output out) throws InterruptedException {
+      if ((key == null) == (range == null)) {
+        throw new IllegalArgumentException("watch needs a KEY or a range (--prefix, --from/--to)");
+      }
+      io.shale.client.WatchOptions options;
+      if (key != null) {
+        options = io.shale.client.WatchOptions.key(key);
+      } else {
+        range.check();
+        options =
+            range.prefix != null
+                ? io.shale.client.WatchOptions.prefix(range.prefix)
+                : io.shale.client.WatchOptions.range(
+                    range.from.getBytes(StandardCharsets.UTF_8),
+                    range.to == null ? null : range.to.getBytes(StandardCharsets.UTF_8));
+      }
+      options.startIndex(startIndex);
+      java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+      java.util.concurrent.atomic.AtomicLong seen = new java.util.concurrent.atomic.AtomicLong();
+      java.util.concurrent.atomic.AtomicReference<Exception> failure =
+          new java.util.concurrent.atomic.AtomicReference<>();
+      try (io.shale.client.Watch w =
+          client.watch(
+              options,
+              new io.shale.client.WatchListener() {
+                @Override
+                public void onEvents(List<io.shale.client.WatchEvent> events, long through) {
+                  for (io.shale.client.WatchEvent e : events) {
+                    if (count > 0 && seen.get() >= count) {
+                      break;
+                    }
+                    print(out, e);
+                    if (seen.incrementAndGet() == count) {
+                      done.countDown();
+                    }
+                  }
+                }
+
+                @Override
+                public void onError(io.shale.client.ShaleException e) {
+                  failure.set(e);
+                  done.countDown();
+                }
+              })) {
+        done.await();
+      }
+      if (failure.get() != null) {
+        err().println("shalectl: watch ended: " + failure.get().getMessage());
+        err().flush();
+        return Shalectl.FAILED;
+      }
+      return Shalectl.OK;
+    }
+
+    private static void print(Output out, io.shale.client.WatchEvent e) {
+      boolean put = e.type() == io.shale.client.WatchEvent.Type.PUT;
+      if (out.json()) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("type", e.type().name());
+        m.putAll(json(e.entry()));
+        if (!put) {
+          m.remove("value");
+          m.put("mod_index", e.entry().modIndex());
+        }
+        out.json(m);
+      } else {
+        out.line(
+            (put
+                    ? "PUT " + e.entry().keyUtf8() + " " + e.entry().valueUtf8()
+                    : "DELETE " + e.entry().keyUtf8())
+                + " (mod index "
+                + e.entry().modIndex()
+                + ")");
+      }
     }
   }
 }

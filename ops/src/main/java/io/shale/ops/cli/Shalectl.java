@@ -32,6 +32,7 @@ import picocli.CommandLine.ScopeType;
       KeyCommands.Scan.class,
       KeyCommands.Cas.class,
       KeyCommands.TxnCommand.class,
+      KeyCommands.WatchCommand.class,
       ClusterCommands.Status.class,
       ClusterCommands.MemberCommands.class,
       ClusterCommands.LeaderCommands.class,

@@ -108,6 +108,25 @@ class ShalectlTest {
   }
 
   @Test
+  void watchPrintsTheChangesFromAStartIndex() {
+    assertThat(run("put", "w/a", "1").code()).isZero();
+    String index =
+        run("get", "w/a", "-o", "json")
+            .out()
+            .replaceAll("(?s).*\"mod_index\":(\\d+).*", "$1")
+            .strip();
+    assertThat(run("put", "w/b", "2").code()).isZero();
+    assertThat(run("del", "w/a").code()).isZero();
+    Result r = run("watch", "--prefix", "w/", "--start-index", index, "--count", "3");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out().lines().toList())
+        .hasSize(3)
+        .satisfies(l -> assertThat(l.get(0)).startsWith("PUT w/a 1 (mod index " + index + ")"))
+        .satisfies(l -> assertThat(l.get(1)).startsWith("PUT w/b 2 (mod index "))
+        .satisfies(l -> assertThat(l.get(2)).startsWith("DELETE w/a (mod index "));
+  }
+
+  @Test
   void compareAndSet() {
     assertThat(run("cas", "cas/k", "1", "--expect-absent")).isEqualTo(new Result(0, "OK\n", ""));
     Result failed = run("cas", "cas/k", "2", "--expect-absent");

@@ -13,6 +13,7 @@ import io.shale.client.proto.ScanRequest;
 import io.shale.client.proto.TxnOp;
 import io.shale.client.proto.TxnRequest;
 import io.shale.client.proto.UserChangePasswordRequest;
+import io.shale.client.proto.WatchRequest;
 import java.util.List;
 
 /**
@@ -81,6 +82,17 @@ public final class Requirement {
     }
     if (request instanceof TxnRequest r) {
       return txn(user, grants, r);
+    }
+    if (request instanceof WatchRequest r) {
+      return switch (r.getKind()) {
+        case KEY -> read(user, grants, r.getKey(), null);
+        case PREFIX -> {
+          byte[] end = io.shale.node.watch.KeyFilter.prefix(r.getKey().toByteArray()).end();
+          yield read(
+              user, grants, r.getKey(), end == null ? ByteString.EMPTY : ByteString.copyFrom(end));
+        }
+        default -> read(user, grants, r.getKey(), r.getRangeEnd());
+      };
     }
     return grants.admin() ? null : user + " may not call " + method + ": it needs ADMIN";
   }

@@ -47,7 +47,8 @@ public record NodeConfig(
     PeerTls.Files tls,
     Duration tokenTtl,
     Audit audit,
-    boolean insecure) {
+    boolean insecure,
+    Watch watch) {
 
   /** How long a token from Auth.Authenticate is valid unless {@code auth.token_ttl} says. */
   public static final Duration DEFAULT_TOKEN_TTL = Duration.ofMinutes(10);
@@ -83,7 +84,18 @@ public record NodeConfig(
         tls,
         DEFAULT_TOKEN_TTL,
         Audit.defaults(),
-        tls == null);
+        tls == null,
+        Watch.defaults());
+  }
+
+  /**
+   * Watches ({@code [watch]}): the change history each node keeps for them, and how often a quiet
+   * stream gets a progress response.
+   */
+  public record Watch(long historyBytes, Duration progressInterval) {
+    public static Watch defaults() {
+      return new Watch(64L << 20, Duration.ofSeconds(5));
+    }
   }
 
   /**
@@ -344,7 +356,9 @@ public record NodeConfig(
           "auth",
           List.of("token_ttl"),
           "audit",
-          List.of("max_file_size", "max_files"));
+          List.of("max_file_size", "max_files"),
+          "watch",
+          List.of("history_size", "progress_interval"));
 
   private static final List<String> PEER_KEYS = List.of("id", "raft_address", "api_address");
 
@@ -383,7 +397,7 @@ public record NodeConfig(
         throw new IllegalArgumentException(
             "unknown configuration table ["
                 + table
-                + "] (known: [node], [[peers]], [raft], [limits], [tls], [auth], [audit], [lsm])");
+                + "] (known: [node], [[peers]], [raft], [limits], [tls], [auth], [audit], [watch], [lsm])");
       }
     }
     Values v = new Values(toml, overrides);
@@ -498,7 +512,10 @@ public record NodeConfig(
         new Audit(
             v.size("audit.max_file_size", Audit.defaults().maxFileBytes()),
             (int) v.between("audit.max_files", Audit.defaults().maxFiles(), 1, 1000)),
-        v.bool("node.insecure", false));
+        v.bool("node.insecure", false),
+        new Watch(
+            v.size("watch.history_size", Watch.defaults().historyBytes()),
+            v.duration("watch.progress_interval", Watch.defaults().progressInterval())));
   }
 
   /** The {@code [tls]} files: all three or none. */

@@ -36,6 +36,7 @@ import io.shale.node.transport.PeerChannels;
 import io.shale.node.transport.PeerServices;
 import io.shale.node.transport.PeerTls;
 import io.shale.node.transport.RaftTransport;
+import io.shale.node.watch.WatchService;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -209,6 +210,7 @@ public final class ShaleNode implements AutoCloseable {
   private ExecutorService apiExecutor;
 
   private KvService kv;
+  private WatchService watch;
   private HttpEndpoints http;
   private AuditLog auditLog;
   private ScheduledExecutorService certificateWatch;
@@ -281,6 +283,16 @@ public final class ShaleNode implements AutoCloseable {
             registry,
             config.raft().stateMachine(config.limits().scanPageBytes()),
             peerChannels);
+    WatchService watch =
+        new WatchService(
+            config.watch().historyBytes(),
+            config::id,
+            () -> {
+              var applied = sm.getLastAppliedTermIndex();
+              return applied == null ? 0 : applied.getTerm();
+            },
+            config.watch().progressInterval());
+    sm.publishChangesTo(watch); // before the engine opens: the history starts where it does
     RaftGroup initial = join && !existing ? RaftGroup.valueOf(group.getGroupId()) : group;
     // Every Raft message must be for this node (see RaftRecipientCheck), and from a node when
     // the port speaks mutual TLS; the peer-only services answer on the same port.
@@ -303,6 +315,7 @@ public final class ShaleNode implements AutoCloseable {
         new ShaleNode(
             config, server, sm, registry, group, transport, peerTls, peerServices, peerChannels);
     node.onDivisionLost = onDivisionLost;
+    node.watch = watch;
     try {
       node.startServices();
     } catch (IOException | RuntimeException e) {
@@ -515,6 +528,7 @@ public final class ShaleNode implements AutoCloseable {
             .addService(ServerInterceptors.intercept(kv, guard))
             .addService(ServerInterceptors.intercept(cluster, guard))
             .addService(ServerInterceptors.intercept(auth, guard))
+            .addService(ServerInterceptors.intercept(watch, guard))
             .maxInboundMessageSize(config.limits().maxMessageBytes())
             .executor(apiExecutor)
             .build()
@@ -704,6 +718,9 @@ public final class ShaleNode implements AutoCloseable {
     if (http != null) {
       http.close();
       http = null;
+    }
+    if (watch != null) {
+      watch.close(); // first: its streams end now and their clients resume elsewhere
     }
     if (api != null) {
       api.shutdown();

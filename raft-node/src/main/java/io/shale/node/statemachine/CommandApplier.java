@@ -41,8 +41,11 @@ public final class CommandApplier {
     recent.load(state, state.lastAppliedIndex());
   }
 
-  /** The batch to apply at the entry's index, and the encoded reply to the client. */
-  public record Applied(WriteBatch batch, byte[] reply) {}
+  /**
+   * The batch to apply at the entry's index, the encoded reply to the client, and the changes the
+   * batch makes to user keys, in order (what watches see).
+   */
+  public record Applied(WriteBatch batch, byte[] reply, List<KeyChange> changes) {}
 
   /**
    * The effects of {@code command}, committed at {@code index}, on {@code state} (the engine as of
@@ -67,7 +70,7 @@ public final class CommandApplier {
       } else {
         reply = applyOne(state, view, command, index, batch, new HashMap<>());
       }
-      return new Applied(batch, reply);
+      return new Applied(batch, reply, view.changes());
     } catch (RuntimeException | StackOverflowError e) {
       LOG.warn("entry {} rejected: {} failed while being applied", index, kind(command), e);
       return rejected(index, kind(command) + " could not be applied: " + e.getClass().getName());
@@ -76,7 +79,8 @@ public final class CommandApplier {
 
   /** A committed entry that applies nothing, answered with {@code message}. */
   public static Applied rejected(long index, String message) {
-    return new Applied(new WriteBatch(), Reply.encode(new Reply.Rejected(index, message)));
+    return new Applied(
+        new WriteBatch(), Reply.encode(new Reply.Rejected(index, message)), List.of());
   }
 
   private static String kind(Command c) {
@@ -124,7 +128,7 @@ public final class CommandApplier {
       String refused = AuthApplier.apply(state, a.change(), batch);
       reply = refused == null ? new Reply.Written(index) : new Reply.Rejected(index, refused);
     } else if (command instanceof Command.Txn t) {
-      reply = TxnApplier.apply(state, t, index, batch);
+      reply = TxnApplier.apply(state, t, index, batch, view);
     } else {
       reply = compareAndSet(view, (Command.CompareAndSet) command, index);
     }

@@ -33,6 +33,7 @@ final class EntryView {
   private final WriteBatch batch;
   private final long index;
   private final TreeMap<byte[], Written> written = new TreeMap<>(Arrays::compareUnsigned);
+  private final List<KeyChange> changes = new ArrayList<>();
 
   EntryView(Engine state, WriteBatch batch, long index) {
     this.state = state;
@@ -64,6 +65,7 @@ final class EntryView {
     batch.putWithoutCopy(key, value);
     batch.putWithoutCopy(KeyRevisions.recordKey(key), r.encode());
     written.put(key, new Written(value, r));
+    changes.add(new KeyChange(key, value, r.createIndex(), r.version()));
   }
 
   /** Deletes {@code key}; says whether it was there (a revision record, or written here). */
@@ -72,7 +74,13 @@ final class EntryView {
     batch.delete(key);
     batch.delete(KeyRevisions.recordKey(key));
     written.put(key, new Written(null, null));
+    changes.add(new KeyChange(key, null, 0, 0));
     return existed;
+  }
+
+  /** The changes made through this view, in order. */
+  List<KeyChange> changes() {
+    return changes;
   }
 
   /** The revision of {@code key} without reading its value (null: none recorded, or deleted). */

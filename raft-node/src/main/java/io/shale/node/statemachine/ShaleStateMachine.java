@@ -98,6 +98,7 @@ public final class ShaleStateMachine extends BaseStateMachine
   private final TermTracker terms = new TermTracker();
   private final List<Consumer<String>> leaderChangeListeners = new CopyOnWriteArrayList<>();
   private volatile WriteAdmission admission;
+  private volatile AppliedChanges changes = AppliedChanges.NONE;
   private volatile Engine engine;
   private volatile AuthState auth = AuthState.EMPTY;
   private final AppliedWaits appliedWaits = new AppliedWaits();
@@ -189,6 +190,17 @@ public final class ShaleStateMachine extends BaseStateMachine
       // Last: whoever sees the new applied index finds the engine that holds it.
       updateLastAppliedTermIndex(term, index);
     }
+    changes.restartAfter(e.lastAppliedIndex());
+  }
+
+  /**
+   * Tells {@code listener} of every change applied from now on, and of every (re)opening of the
+   * engine; it learns at once where the applied state stands. Set it before the server starts.
+   */
+  public void publishChangesTo(AppliedChanges listener) {
+    this.changes = listener;
+    TermIndex applied = getLastAppliedTermIndex();
+    listener.restartAfter(applied == null ? -1 : applied.getIndex());
   }
 
   /**
@@ -353,6 +365,7 @@ public final class ShaleStateMachine extends BaseStateMachine
     }
     updateLastAppliedTermIndex(term, index);
     appliedWaits.reached(index);
+    changes.applied(index, applied.changes());
     return CompletableFuture.completedFuture(Messages.of(applied.reply()));
   }
 

@@ -22,9 +22,11 @@ final class TxnApplier {
   private TxnApplier() {}
 
   /**
-   * Applies {@code t} at {@code index}; its writes are added to {@code entryBatch} if it applies.
+   * Applies {@code t} at {@code index}; if it applies, its writes are added to {@code entryBatch}
+   * and its changes to {@code entryView}'s.
    */
-  static Reply apply(Engine state, Command.Txn t, long index, WriteBatch entryBatch) {
+  static Reply apply(
+      Engine state, Command.Txn t, long index, WriteBatch entryBatch, EntryView entryView) {
     WriteBatch own = new WriteBatch();
     EntryView view = new EntryView(state, own, index);
     boolean succeeded = true;
@@ -72,6 +74,7 @@ final class TxnApplier {
       results.add(r);
     }
     entryBatch.addAll(own);
+    entryView.changes().addAll(view.changes());
     return new Reply.TxnResult(index, succeeded, results, false);
   }
 }
