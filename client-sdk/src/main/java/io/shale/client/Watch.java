@@ -129,9 +129,9 @@ public final class Watch implements AutoCloseable {
       String error = trailers == null ? null : trailers.get(ErrorTrailers.ERROR);
       switch (s.getCode()) {
         case OUT_OF_RANGE, RESOURCE_EXHAUSTED -> {
-          if (s.getCode() == Status.Code.OUT_OF_RANGE
-              && ++compactedInARow < settings.endpoints().addresses().size()) {
-            resumeLater(); // a node that restarted holds less history than the others
+          if (++compactedInARow < settings.endpoints().addresses().size()) {
+            // A node that restarted, or installed a snapshot, holds less history than others.
+            resumeLater();
             return;
           }
           String oldest = trailers == null ? null : trailers.get(ErrorTrailers.COMPACT_INDEX);

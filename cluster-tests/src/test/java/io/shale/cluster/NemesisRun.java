@@ -97,6 +97,26 @@ final class NemesisRun {
     Workload load = new Workload(client, prefix, 5, keys, n);
     Nemesis nemesis = new Nemesis(cluster, client, fault, n);
     long start = System.nanoTime();
+    try (WatchCheck watch = new WatchCheck(client, prefix)) {
+      runWatched(
+          cluster, client, fault, n, out, prefix, keys, load, nemesis, start, seconds, watch);
+    }
+  }
+
+  private static void runWatched(
+      DockerCluster cluster,
+      ShaleClient client,
+      Nemesis.Fault fault,
+      int n,
+      Path out,
+      String prefix,
+      int keys,
+      Workload load,
+      Nemesis nemesis,
+      long start,
+      int seconds,
+      WatchCheck watch)
+      throws Exception {
     load.start();
     nemesis.start();
     List<String> injected;
@@ -127,9 +147,15 @@ final class NemesisRun {
           nemesisOrHealFailed);
     }
     // The final read of every key, after every operation but those of unknown outcome.
+    java.util.Map<String, Entry> finals = new java.util.HashMap<>();
+    long lastIndex = 0;
     for (int k = 0; k < keys; k++) {
       long called = System.nanoTime();
       Entry e = client.get(prefix + k);
+      if (e != null) {
+        finals.put(prefix + k, e);
+        lastIndex = Math.max(lastIndex, e.modIndex());
+      }
       history.add(
           Operation.read(
               history.size() + 100_000,
@@ -161,6 +187,23 @@ final class NemesisRun {
     long dropped = linesInLogs(cluster, "SnapshotInstaller", ") is dropped: ");
     long handedOff =
         linesInLogs(cluster, "StrandedInstallWatch", "given to this server: SNAPSHOT_INSTALLED");
+    // The watch that ran through the faults delivered every acknowledged write once, in order.
+    watch.awaitThrough(lastIndex, Duration.ofSeconds(60));
+    String watchProblem = watch.problems(history, finals);
+    if (watchProblem != null) {
+      Path saved = out.resolve("run-" + n + "-" + fault + "-watch.txt");
+      java.nio.file.Files.createDirectories(out);
+      java.nio.file.Files.write(saved, history.stream().map(Operation::describe).toList());
+      throw new AssertionError(
+          "run "
+              + n
+              + " ("
+              + fault
+              + "): the watch "
+              + watchProblem
+              + "\nhistory saved to "
+              + saved);
+    }
     long checkStart = System.nanoTime();
     LinearizabilityChecker.Result result = LinearizabilityChecker.check(history);
     long checkMillis = (System.nanoTime() - checkStart) / 1_000_000;
@@ -181,7 +224,8 @@ final class NemesisRun {
             checkMillis,
             result.linearizable() || !result.decided() ? 0 : 1));
     System.out.printf(
-        "nemesis run %d %s on %d nodes: %,d operations (%,d unknown outcome), faults %s; "
+        "nemesis run %d %s on %d nodes: %,d operations (%,d unknown outcome), %,d watch events"
+            + " all delivered once in order, faults %s; "
             + "leader %d ms after healing; replicas agree (%s); misdirected Raft messages refused so "
             + "far: %d; fetches dropped for a replaced leader so far: %d; stranded installs reloaded "
             + "by the watchdog so far: %d; %s (checked in %d ms)%n",
@@ -190,6 +234,7 @@ final class NemesisRun {
         cluster.nodes.size(),
         history.size(),
         load.unknownOutcomes(),
+        watch.delivered(),
         injected,
         healMillis,
         agreed,
