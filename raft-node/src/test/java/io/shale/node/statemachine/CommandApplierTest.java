@@ -8,45 +8,12 @@ import io.shale.engine.EngineOptions;
 import io.shale.engine.ScanIterator;
 import io.shale.engine.ScanOptions;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The applier on a real engine, without Ratis: commands in, batches and replies out. */
-class CommandApplierTest {
-  private final CommandApplier applier = new CommandApplier();
-  private Path dir;
-  private Engine engine;
-  private long index;
-
-  @BeforeEach
-  void open() throws IOException {
-    dir = Files.createTempDirectory("applier");
-    engine = Engine.open(dir, EngineOptions.defaults());
-  }
-
-  @AfterEach
-  void close() throws IOException {
-    engine.close();
-  }
-
-  private static byte[] b(String s) {
-    return s.getBytes(UTF_8);
-  }
-
-  /** Apply as the state machine does: build, then apply the batch at the next index. */
-  private Reply commit(Command c) {
-    index++;
-    CommandApplier.Applied a = applier.apply(engine, c, index);
-    if (!a.batch().isEmpty()) {
-      engine.applyCommitted(a.batch(), index);
-    }
-    return Reply.decode(a.reply());
-  }
+class CommandApplierTest extends ApplierFixture {
 
   private static Command put(String k, String v) {
     return new Command.Batch(List.of(new Command.Op(b(k), b(v))));
@@ -301,7 +268,7 @@ class CommandApplierTest {
     assertThat(Reply.decode(a.reply()))
         .isInstanceOfSatisfying(
             Reply.Rejected.class, r -> assertThat(r.message()).contains("could not be applied"));
-    engine = Engine.open(dir, EngineOptions.defaults());
+    engine = Engine.open(engine.directory(), EngineOptions.defaults());
   }
 
   private List<String> userKeys() {

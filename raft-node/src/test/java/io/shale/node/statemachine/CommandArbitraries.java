@@ -25,6 +25,17 @@ final class CommandArbitraries {
     return Arbitraries.strings().alpha().ofMaxLength(4).map(s -> s.getBytes(UTF_8));
   }
 
+  /** A range {start, end} over the same keys; end null (to the last key) now and then. */
+  private static Arbitrary<byte[][]> ranges() {
+    return keys()
+        .flatMap(
+            s ->
+                keys()
+                    .injectNull(0.3)
+                    .filter(e -> e == null || Arrays.compare(s, e) < 0)
+                    .map(e -> new byte[][] {s, e}));
+  }
+
   private static Arbitrary<Command.Op> ops() {
     return Arbitraries.oneOf(
         keys().flatMap(k -> values().map(v -> new Command.Op(k, v))),
@@ -54,17 +65,8 @@ final class CommandArbitraries {
                         .flatMap(
                             i -> ops().map(then -> new Command.CompareAndSet(k, null, i, then))));
     Arbitrary<Command> deleteRange =
-        keys()
-            .flatMap(
-                s ->
-                    keys()
-                        .injectNull(0.3)
-                        .filter(e -> e == null || Arrays.compare(s, e) < 0)
-                        .flatMap(
-                            e ->
-                                Arbitraries.integers()
-                                    .between(1, 3)
-                                    .map(max -> new Command.DeleteRange(s, e, max))));
+        Combinators.combine(ranges(), Arbitraries.integers().between(1, 3))
+            .as((r, max) -> new Command.DeleteRange(r[0], r[1], max));
     return Arbitraries.oneOf(batch(), casValue, casIndex, deleteRange, txn());
   }
 
@@ -88,13 +90,7 @@ final class CommandArbitraries {
             Combinators.combine(keys(), values()).as(TxnOp.Put::new),
             keys().map(TxnOp.Delete::new),
             keys().map(TxnOp.Get::new),
-            keys()
-                .flatMap(
-                    s ->
-                        keys()
-                            .injectNull(0.3)
-                            .filter(e -> e == null || Arrays.compare(s, e) < 0)
-                            .map(e -> new TxnOp.DeleteRange(s, e))));
+            ranges().map(r -> new TxnOp.DeleteRange(r[0], r[1])));
     return Combinators.combine(
             compares.list().ofMaxSize(2), ops.list().ofMaxSize(3), ops.list().ofMaxSize(3))
         .as(Command.Txn::new);

@@ -3,48 +3,13 @@ package io.shale.node.statemachine;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.shale.engine.Engine;
-import io.shale.engine.EngineOptions;
 import io.shale.engine.WriteBatch;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Transactions through the applier on a real engine: compares, branches, atomicity, retries. */
-class TxnApplierTest {
-  private final CommandApplier applier = new CommandApplier();
-  private Path dir;
-  private Engine engine;
-  private long index;
-
-  @BeforeEach
-  void open() throws IOException {
-    dir = Files.createTempDirectory("txn");
-    engine = Engine.open(dir, EngineOptions.defaults());
-  }
-
-  @AfterEach
-  void close() throws IOException {
-    engine.close();
-  }
-
-  private static byte[] b(String s) {
-    return s.getBytes(UTF_8);
-  }
-
-  private Reply commit(Command c) {
-    index++;
-    CommandApplier.Applied a = applier.apply(engine, c, index);
-    if (!a.batch().isEmpty()) {
-      engine.applyCommitted(a.batch(), index);
-    }
-    return Reply.decode(a.reply());
-  }
+class TxnApplierTest extends ApplierFixture {
 
   private void put(String k, String v) {
     commit(new Command.Batch(List.of(new Command.Op(b(k), b(v)))));
