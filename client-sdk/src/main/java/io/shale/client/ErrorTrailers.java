@@ -12,7 +12,9 @@ import io.grpc.Metadata;
  * incident id in the node's log); RESOURCE_EXHAUSTED {@code WRITE_THROTTLED}; UNAVAILABLE {@code
  * NO_LEADER} (no leader the node can reach); OUT_OF_RANGE {@code COMPACTED} (a watch's start index
  * is older than the node's change history, with {@link #COMPACT_INDEX}); RESOURCE_EXHAUSTED {@code
- * WATCHER_TOO_SLOW} (the history dropped changes a watch had not been sent yet).
+ * WATCHER_TOO_SLOW} (the history dropped changes a watch had not been sent yet); NOT_FOUND {@code
+ * LEASE_NOT_FOUND} (a write named a lease that does not live, or a lease call one that never did or
+ * no longer does).
  *
  * <p>With {@code WRITE_THROTTLED}: {@link #THROTTLED_NODE} (the replica whose engine refused, or
  * the leader for its own request queue), {@link #THROTTLE_CAUSE} ({@code L0_FILES}, {@code
@@ -43,6 +45,7 @@ public final class ErrorTrailers {
   public static final String INTERNAL = "INTERNAL";
   public static final String WRITE_THROTTLED = "WRITE_THROTTLED";
   public static final String NO_LEADER = "NO_LEADER";
+  public static final String LEASE_NOT_FOUND = "LEASE_NOT_FOUND";
 
   private ErrorTrailers() {}
 }

@@ -347,6 +347,10 @@ final class RetryingCall<T> {
       }
       return new InvalidRequestException(d, lastFailure);
     }
+    if (lastStatus.getCode() == Status.Code.NOT_FOUND
+        && ErrorTrailers.LEASE_NOT_FOUND.equals(error)) {
+      return new LeaseNotFoundException(d, lastFailure);
+    }
     return new ShaleException(lastStatus.getCode() + ": " + d + where(), lastFailure);
   }
 

@@ -71,6 +71,7 @@ public final class ShaleClient implements AutoCloseable {
   private final AtomicBoolean discovering = new AtomicBoolean();
   private final ClusterAdmin cluster;
   private final AuthAdmin auth;
+  private final Leases leases;
 
   private ShaleClient(Builder b) {
     PasswordCredentials password =
@@ -110,6 +111,7 @@ public final class ShaleClient implements AutoCloseable {
             b.spreadReads);
     this.cluster = new ClusterAdmin(settings);
     this.auth = new AuthAdmin(settings);
+    this.leases = new Leases(settings, this::opened);
     if (password != null) {
       password.authenticateThrough(() -> endpoints.channel(endpoints.preferred()));
     }
@@ -329,10 +331,24 @@ public final class ShaleClient implements AutoCloseable {
   // Writes
 
   public CompletableFuture<Void> putAsync(byte[] key, byte[] value) {
+    return putAsync(key, value, 0);
+  }
+
+  public void put(byte[] key, byte[] value) {
+    join(putAsync(key, value));
+  }
+
+  /**
+   * Puts {@code value} under {@code key}, attached to lease {@code leaseId} (0: none): the key is
+   * deleted when the lease is revoked or expires. Fails with {@link LeaseNotFoundException}, having
+   * written nothing, if the lease does not live.
+   */
+  public CompletableFuture<Void> putAsync(byte[] key, byte[] value, long leaseId) {
     PutRequest req =
         PutRequest.newBuilder()
             .setKey(ByteString.copyFrom(key))
             .setValue(ByteString.copyFrom(value))
+            .setLease(leaseId)
             .setRequestId(requestId())
             .build();
     return RetryingCall.start(
@@ -343,8 +359,8 @@ public final class ShaleClient implements AutoCloseable {
         .thenApply(r -> null);
   }
 
-  public void put(byte[] key, byte[] value) {
-    join(putAsync(key, value));
+  public void put(String key, String value, long leaseId) {
+    join(putAsync(utf8(key), utf8(value), leaseId));
   }
 
   public void put(String key, String value) {
@@ -430,8 +446,24 @@ public final class ShaleClient implements AutoCloseable {
    */
   public Watch watch(WatchOptions options, WatchListener listener) {
     Watch w = new Watch(settings, options, listener);
+    opened(w);
     w.open();
     return w;
+  }
+
+  /** Leases: grant, revoke, time to live, list, and keeping one alive. */
+  public Leases leases() {
+    return leases;
+  }
+
+  /** Streams this client opened (watches, lease keepers): closed first when the client closes. */
+  private final java.util.Set<AutoCloseable> streams =
+      java.util.Collections.newSetFromMap(new java.util.WeakHashMap<>());
+
+  private void opened(AutoCloseable stream) {
+    synchronized (streams) {
+      streams.add(stream);
+    }
   }
 
   /**
@@ -569,6 +601,19 @@ public final class ShaleClient implements AutoCloseable {
   /** Stops the client: calls in flight fail, channels close. */
   @Override
   public void close() {
+    List<AutoCloseable> open;
+    synchronized (streams) {
+      open = new ArrayList<>(streams);
+      streams.clear();
+    }
+    // First, so that none of them resumes on a closed channel or a stopped timer.
+    for (AutoCloseable s : open) {
+      try {
+        s.close();
+      } catch (Exception e) {
+        // closing a stream that already failed: nothing more to do
+      }
+    }
     endpoints.close();
     // Retries waiting for their backoff run now, on the closed channels, so their calls fail
     // rather than never completing.

@@ -116,6 +116,16 @@ public final class Txn {
     return thenPut(ShaleClient.utf8(key), ShaleClient.utf8(value));
   }
 
+  /** Puts {@code value} under {@code key}, attached to lease {@code leaseId} (0: none). */
+  public Txn thenPut(byte[] key, byte[] value, long leaseId) {
+    request.addThen(put(key, value, leaseId));
+    return this;
+  }
+
+  public Txn thenPut(String key, String value, long leaseId) {
+    return thenPut(ShaleClient.utf8(key), ShaleClient.utf8(value), leaseId);
+  }
+
   public Txn thenDelete(byte[] key) {
     request.addThen(TxnOp.newBuilder().setDelete(ByteString.copyFrom(key)));
     return this;
@@ -151,6 +161,11 @@ public final class Txn {
     return elsePut(ShaleClient.utf8(key), ShaleClient.utf8(value));
   }
 
+  public Txn elsePut(byte[] key, byte[] value, long leaseId) {
+    request.addOtherwise(put(key, value, leaseId));
+    return this;
+  }
+
   public Txn elseDelete(byte[] key) {
     request.addOtherwise(TxnOp.newBuilder().setDelete(ByteString.copyFrom(key)));
     return this;
@@ -175,11 +190,16 @@ public final class Txn {
   }
 
   private static TxnOp put(byte[] key, byte[] value) {
+    return put(key, value, 0);
+  }
+
+  private static TxnOp put(byte[] key, byte[] value, long leaseId) {
     return TxnOp.newBuilder()
         .setPut(
             KeyValue.newBuilder()
                 .setKey(ByteString.copyFrom(key))
-                .setValue(ByteString.copyFrom(value)))
+                .setValue(ByteString.copyFrom(value))
+                .setLease(leaseId))
         .build();
   }
 

@@ -182,7 +182,8 @@ public final class CallRunner implements AutoCloseable {
   }
 
   /** The status a call's failure is answered with. */
-  private StatusException failure(Throwable e) {
+  StatusException failure(Throwable e) {
+    e = RaftSubmitter.unwrap(e);
     if (e instanceof RequestLimits.LimitExceeded bad) {
       return StatusMapper.limitExceeded(bad.error, bad.getMessage());
     }

@@ -108,6 +108,20 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
     return submitter.readAsync(new Query.Pressure(), false);
   }
 
+  /**
+   * The Lease API, sharing this service's write path and handlers.
+   *
+   * @param minTtl the shortest TTL a grant may ask for ({@code lease.min_ttl})
+   * @param maxTtl the longest ({@code lease.max_ttl})
+   * @param auth users and roles, to decide who may revoke a lease
+   */
+  public LeaseService leases(
+      java.time.Duration minTtl,
+      java.time.Duration maxTtl,
+      java.util.function.Supplier<io.shale.node.auth.AuthState> auth) {
+    return new LeaseService(division, writes, submitter, calls, minTtl, maxTtl, auth);
+  }
+
   /** Fails writes still waiting to be grouped and stops the handlers. */
   @Override
   public void close() {
@@ -159,7 +173,12 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
         out,
         req,
         req.getRequestId(),
-        () -> List.of(new Command.Op(limits.key(req.getKey()), limits.value(req.getValue()))),
+        () ->
+            List.of(
+                new Command.Op(
+                    limits.key(req.getKey()),
+                    limits.value(req.getValue()),
+                    RequestLimits.lease(req.getLease()))),
         h -> PutResponse.newBuilder().setHeader(h).build());
   }
 

@@ -120,6 +120,35 @@ final class RaftSubmitter {
     return linearizableElsewhere(m);
   }
 
+  /**
+   * Answers {@code q} on the leader, linearizably: here when this node leads, else through the
+   * Ratis client, which sends it to the leader (never answered by a follower, whatever {@code
+   * followerReads} says): for what only the leader knows, such as the time a lease has left.
+   */
+  CompletableFuture<Reply> readOnLeaderAsync(Query q) {
+    Message m = Messages.of(Query.encode(q));
+    if (division.getInfo().isLeader()) {
+      return reads
+          .await()
+          .handle((ok, e) -> e == null ? localQuery(m) : onLeader(m))
+          .thenCompose(r -> r);
+    }
+    return onLeader(m);
+  }
+
+  private CompletableFuture<Reply> onLeader(Message m) {
+    return viaClient(m, RaftClientRequest.readRequestType())
+        .thenApply(
+            r -> {
+              if (!r.isSuccess()) {
+                throw new CompletionException(
+                    StatusMapper.unavailable(
+                        "the read could not be served: " + r.getException(), r.getException()));
+              }
+              return Reply.decode(r.getMessage().getContent().toByteArray());
+            });
+  }
+
   /** A linearizable read through Ratis's read-only path (this node's server, or the leader). */
   private CompletableFuture<Reply> linearizableElsewhere(Message m) {
     return submit(m, RaftClientRequest.readRequestType())

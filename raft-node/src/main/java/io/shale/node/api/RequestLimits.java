@@ -126,7 +126,11 @@ public final class RequestLimits {
   /** A transaction's operation, its keys and value checked. */
   TxnOp txnOp(io.shale.client.proto.TxnOp op) {
     return switch (op.getOpCase()) {
-      case PUT -> new TxnOp.Put(key(op.getPut().getKey()), value(op.getPut().getValue()));
+      case PUT ->
+          new TxnOp.Put(
+              key(op.getPut().getKey()),
+              value(op.getPut().getValue()),
+              lease(op.getPut().getLease()));
       case DELETE -> new TxnOp.Delete(key(op.getDelete()));
       case DELETE_RANGE -> {
         byte[] start = op.getDeleteRange().getStart().toByteArray();
@@ -203,10 +207,22 @@ public final class RequestLimits {
     return v.toByteArray();
   }
 
+  /** A lease id a put names (0: none). */
+  static long lease(long id) {
+    if (id < 0) {
+      throw new IllegalArgumentException("lease id " + id + " is negative (0: no lease)");
+    }
+    return id;
+  }
+
   /** A put or a delete, its key and value checked. */
   Command.Op op(Op op) {
     return switch (op.getOpCase()) {
-      case PUT -> new Command.Op(key(op.getPut().getKey()), value(op.getPut().getValue()));
+      case PUT ->
+          new Command.Op(
+              key(op.getPut().getKey()),
+              value(op.getPut().getValue()),
+              lease(op.getPut().getLease()));
       case DELETE -> new Command.Op(key(op.getDelete()), null);
       case OP_NOT_SET ->
           throw new IllegalArgumentException("an operation is neither put nor delete");

@@ -132,6 +132,15 @@ public final class StatusMapper {
         .asException(trailers);
   }
 
+  /** NOT_FOUND for lease {@code id}, which does not live, with its trailer. */
+  public static StatusException leaseNotFound(long id) {
+    Metadata trailers = new Metadata();
+    trailers.put(ErrorTrailers.ERROR, ErrorTrailers.LEASE_NOT_FOUND);
+    return Status.NOT_FOUND
+        .withDescription("lease " + id + " does not live (never granted, revoked or expired)")
+        .asException(trailers);
+  }
+
   /** INVALID_ARGUMENT naming the limit, with the trailer saying which one. */
   public static StatusException limitExceeded(String error, String description) {
     Metadata trailers = new Metadata();

@@ -85,6 +85,11 @@ final class WritePath implements AutoCloseable {
             throw new CompletionException(
                 StatusMapper.limitExceeded(ErrorTrailers.REQUEST_REJECTED, rejected.message()));
           }
+          if (r instanceof Reply.LeaseResult l
+              && l.outcome() == Reply.LeaseOutcome.NOT_FOUND
+              && !(command instanceof Command.LeaseKeepAlive)) {
+            throw new CompletionException(StatusMapper.leaseNotFound(l.id()));
+          }
           return r;
         });
   }

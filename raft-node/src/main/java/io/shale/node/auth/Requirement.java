@@ -18,9 +18,10 @@ import java.util.List;
 
 /**
  * What one call of the client API needs of its caller, decided from the method and the request:
- * nothing (Authenticate), any user (WhoAmI, Status, ListMembers), reading or writing the request's
- * keys (KV), or administration (everything else, unknown methods included). {@link #deniedTo} names
- * what is missing.
+ * nothing (Authenticate), any user (WhoAmI, Status, ListMembers, leases: a revoke is checked
+ * against the lease's keys by the Lease service), reading or writing the request's keys (KV), or
+ * administration (everything else, unknown methods included). {@link #deniedTo} names what is
+ * missing.
  */
 public final class Requirement {
   private Requirement() {}
@@ -41,8 +42,14 @@ public final class Requirement {
       case "shale.v1.Auth/Authenticate",
       "shale.v1.Auth/WhoAmI",
       "shale.v1.Cluster/Status",
-      "shale.v1.Cluster/ListMembers":
+      "shale.v1.Cluster/ListMembers",
+      "shale.v1.Lease/Grant",
+      "shale.v1.Lease/KeepAlive",
+      "shale.v1.Lease/TimeToLive",
+      "shale.v1.Lease/List":
         return null;
+      case "shale.v1.Lease/Revoke":
+        return null; // the service checks that the caller may write the lease's keys
       case "shale.v1.Auth/UserChangePassword":
         if (request instanceof UserChangePasswordRequest r && r.getName().equals(user)) {
           return null;

@@ -48,7 +48,8 @@ public record NodeConfig(
     Duration tokenTtl,
     Audit audit,
     boolean insecure,
-    Watch watch) {
+    Watch watch,
+    Lease lease) {
 
   /** How long a token from Auth.Authenticate is valid unless {@code auth.token_ttl} says. */
   public static final Duration DEFAULT_TOKEN_TTL = Duration.ofMinutes(10);
@@ -85,7 +86,8 @@ public record NodeConfig(
         DEFAULT_TOKEN_TTL,
         Audit.defaults(),
         tls == null,
-        Watch.defaults());
+        Watch.defaults(),
+        Lease.defaults());
   }
 
   /**
@@ -95,6 +97,26 @@ public record NodeConfig(
   public record Watch(long historyBytes, Duration progressInterval) {
     public static Watch defaults() {
       return new Watch(64L << 20, Duration.ofSeconds(5));
+    }
+  }
+
+  /**
+   * Leases ({@code [lease]}): the TTLs a grant may ask for, and how often the leader looks for
+   * leases whose TTL has run out (a lease expires at most about this much late).
+   */
+  public record Lease(Duration minTtl, Duration maxTtl, Duration checkInterval) {
+    public static Lease defaults() {
+      return new Lease(Duration.ofSeconds(2), Duration.ofHours(24), Duration.ofMillis(250));
+    }
+
+    public Lease {
+      if (minTtl.compareTo(maxTtl) > 0) {
+        throw new IllegalArgumentException(
+            "lease.min_ttl (" + minTtl + ") is above lease.max_ttl (" + maxTtl + ")");
+      }
+      if (maxTtl.toMillis() > io.shale.node.statemachine.CommandCodec.MAX_LEASE_TTL_MILLIS) {
+        throw new IllegalArgumentException("lease.max_ttl may be at most 365 days");
+      }
     }
   }
 
@@ -358,7 +380,9 @@ public record NodeConfig(
           "audit",
           List.of("max_file_size", "max_files"),
           "watch",
-          List.of("history_size", "progress_interval"));
+          List.of("history_size", "progress_interval"),
+          "lease",
+          List.of("min_ttl", "max_ttl", "check_interval"));
 
   private static final List<String> PEER_KEYS = List.of("id", "raft_address", "api_address");
 
@@ -397,7 +421,7 @@ public record NodeConfig(
         throw new IllegalArgumentException(
             "unknown configuration table ["
                 + table
-                + "] (known: [node], [[peers]], [raft], [limits], [tls], [auth], [audit], [watch], [lsm])");
+                + "] (known: [node], [[peers]], [raft], [limits], [tls], [auth], [audit], [watch], [lease], [lsm])");
       }
     }
     Values v = new Values(toml, overrides);
@@ -515,7 +539,11 @@ public record NodeConfig(
         v.bool("node.insecure", false),
         new Watch(
             v.size("watch.history_size", Watch.defaults().historyBytes()),
-            v.duration("watch.progress_interval", Watch.defaults().progressInterval())));
+            v.duration("watch.progress_interval", Watch.defaults().progressInterval())),
+        new Lease(
+            v.duration("lease.min_ttl", Lease.defaults().minTtl()),
+            v.duration("lease.max_ttl", Lease.defaults().maxTtl()),
+            v.duration("lease.check_interval", Lease.defaults().checkInterval())));
   }
 
   /** The {@code [tls]} files: all three or none. */

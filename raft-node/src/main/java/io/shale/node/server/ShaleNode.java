@@ -15,10 +15,12 @@ import io.shale.node.api.CallRunner;
 import io.shale.node.api.ClusterService;
 import io.shale.node.api.GroupCommit;
 import io.shale.node.api.KvService;
+import io.shale.node.api.LeaseService;
 import io.shale.node.api.RequestLimits;
 import io.shale.node.audit.AuditLog;
 import io.shale.node.audit.AuditTrail;
 import io.shale.node.auth.ApiGuard;
+import io.shale.node.lease.LeaseExpiry;
 import io.shale.node.metrics.GrpcMeters;
 import io.shale.node.metrics.RaftMeters;
 import io.shale.node.metrics.RatisMetricsBridge;
@@ -211,6 +213,9 @@ public final class ShaleNode implements AutoCloseable {
 
   private KvService kv;
   private WatchService watch;
+  private LeaseExpiry leaseExpiry;
+  private LeaseService leaseService;
+  private ScheduledExecutorService leaseChecks;
   private HttpEndpoints http;
   private AuditLog auditLog;
   private ScheduledExecutorService certificateWatch;
@@ -293,6 +298,9 @@ public final class ShaleNode implements AutoCloseable {
             },
             config.watch().progressInterval());
     sm.publishChangesTo(watch); // before the engine opens: the history starts where it does
+    LeaseExpiry leases = new LeaseExpiry(config.id(), System::nanoTime, registry);
+    sm.publishLeasesTo(leases); // before the engine opens, which hands it the leases
+    sm.onLeaderChange(leases::leaderChanged);
     RaftGroup initial = join && !existing ? RaftGroup.valueOf(group.getGroupId()) : group;
     // Every Raft message must be for this node (see RaftRecipientCheck), and from a node when
     // the port speaks mutual TLS; the peer-only services answer on the same port.
@@ -316,6 +324,7 @@ public final class ShaleNode implements AutoCloseable {
             config, server, sm, registry, group, transport, peerTls, peerServices, peerChannels);
     node.onDivisionLost = onDivisionLost;
     node.watch = watch;
+    node.leaseExpiry = leases;
     try {
       node.startServices();
     } catch (IOException | RuntimeException e) {
@@ -471,6 +480,15 @@ public final class ShaleNode implements AutoCloseable {
                 config.limits().handlerThreads()),
             admission,
             config.raft().followerReads());
+    leaseService =
+        kv.leases(config.lease().minTtl(), config.lease().maxTtl(), stateMachine::authState);
+    leaseExpiry.revokeWith(leaseService::revokeExpired);
+    leaseChecks =
+        Executors.newSingleThreadScheduledExecutor(
+            DaemonThreads.named(config.id() + "-lease-expiry"));
+    long checkEvery = Math.max(1, config.lease().checkInterval().toMillis());
+    leaseChecks.scheduleWithFixedDelay(
+        leaseExpiry::check, checkEvery, checkEvery, TimeUnit.MILLISECONDS);
     ClusterService cluster =
         new ClusterService(
             division, stateMachine, this::adminClient, peerChannels, config.raft().adminTimeout());
@@ -529,6 +547,7 @@ public final class ShaleNode implements AutoCloseable {
             .addService(ServerInterceptors.intercept(cluster, guard))
             .addService(ServerInterceptors.intercept(auth, guard))
             .addService(ServerInterceptors.intercept(watch, guard))
+            .addService(ServerInterceptors.intercept(leaseService, guard))
             .maxInboundMessageSize(config.limits().maxMessageBytes())
             .executor(apiExecutor)
             .build()
@@ -721,6 +740,12 @@ public final class ShaleNode implements AutoCloseable {
     }
     if (watch != null) {
       watch.close(); // first: its streams end now and their clients resume elsewhere
+    }
+    if (leaseChecks != null) {
+      leaseChecks.shutdownNow();
+    }
+    if (leaseService != null) {
+      leaseService.close(); // keep-alive streams too
     }
     if (api != null) {
       api.shutdown();

@@ -14,9 +14,26 @@ public sealed interface Command
         Command.Identified,
         Command.Group,
         Command.Auth,
-        Command.Txn {
-  /** One put or delete of a batch. {@code value} is null for a delete. */
-  record Op(byte[] key, byte[] value) {
+        Command.Txn,
+        Command.LeaseGrant,
+        Command.LeaseRevoke,
+        Command.LeaseKeepAlive {
+  /**
+   * One put or delete of a batch. {@code value} is null for a delete. A put attaches the key to
+   * {@code lease} (0: to none, detaching it from any lease it had), which must be live.
+   */
+  record Op(byte[] key, byte[] value, long lease) {
+    public Op {
+      if (lease < 0 || (lease != 0 && value == null)) {
+        throw new IllegalArgumentException("only a put attaches a key to a lease (id > 0)");
+      }
+    }
+
+    /** A put (or, with a null value, a delete) of a key with no lease. */
+    public Op(byte[] key, byte[] value) {
+      this(key, value, 0);
+    }
+
     public boolean isDelete() {
       return value == null;
     }
@@ -122,6 +139,33 @@ public sealed interface Command
       }
     }
   }
+
+  /**
+   * Grants a lease of {@code ttlMillis}; its id is the entry's index. The leader alone decides when
+   * it expires, from its own clock, and then revokes it with an entry ({@code
+   * io.shale.node.lease.LeaseExpiry}).
+   */
+  record LeaseGrant(long ttlMillis) implements Command {
+    public LeaseGrant {
+      if (ttlMillis < 1 || ttlMillis > CommandCodec.MAX_LEASE_TTL_MILLIS) {
+        throw new IllegalArgumentException(
+            "a lease's TTL is 1 to " + CommandCodec.MAX_LEASE_TTL_MILLIS + " ms, got " + ttlMillis);
+      }
+    }
+  }
+
+  /**
+   * Revokes lease {@code id}: removes it and deletes up to {@link LeaseApplier#MAX_REVOKE_KEYS} of
+   * its keys; the reply says whether more remain, and the revoker sends it again until none do.
+   */
+  record LeaseRevoke(long id) implements Command {}
+
+  /**
+   * Renews lease {@code id}: changes no state, but its application on the leader restarts the
+   * lease's TTL there. Through the log so that any node can take it and it reaches whichever node
+   * leads.
+   */
+  record LeaseKeepAlive(long id) implements Command {}
 
   /** A change to users, roles or the token key ({@link io.shale.node.auth.AuthApplier}). */
   record Auth(AuthChange change) implements Command {}

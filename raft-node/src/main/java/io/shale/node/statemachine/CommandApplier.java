@@ -42,10 +42,11 @@ public final class CommandApplier {
   }
 
   /**
-   * The batch to apply at the entry's index, the encoded reply to the client, and the changes the
-   * batch makes to user keys, in order (what watches see).
+   * The batch to apply at the entry's index, the encoded reply to the client, the changes the batch
+   * makes to user keys, in order (what watches see), and what it did to leases.
    */
-  public record Applied(WriteBatch batch, byte[] reply, List<KeyChange> changes) {}
+  public record Applied(
+      WriteBatch batch, byte[] reply, List<KeyChange> changes, List<LeaseEvent> leaseEvents) {}
 
   /**
    * The effects of {@code command}, committed at {@code index}, on {@code state} (the engine as of
@@ -70,7 +71,7 @@ public final class CommandApplier {
       } else {
         reply = applyOne(state, view, command, index, batch, new HashMap<>());
       }
-      return new Applied(batch, reply, view.changes());
+      return new Applied(batch, reply, view.changes(), view.leaseEvents());
     } catch (RuntimeException | StackOverflowError e) {
       LOG.warn("entry {} rejected: {} failed while being applied", index, kind(command), e);
       return rejected(index, kind(command) + " could not be applied: " + e.getClass().getName());
@@ -80,7 +81,7 @@ public final class CommandApplier {
   /** A committed entry that applies nothing, answered with {@code message}. */
   public static Applied rejected(long index, String message) {
     return new Applied(
-        new WriteBatch(), Reply.encode(new Reply.Rejected(index, message)), List.of());
+        new WriteBatch(), Reply.encode(new Reply.Rejected(index, message)), List.of(), List.of());
   }
 
   private static String kind(Command c) {
@@ -118,10 +119,15 @@ public final class CommandApplier {
     }
     Reply reply;
     if (command instanceof Command.Batch b) {
-      for (Command.Op op : b.ops()) {
-        write(view, op);
+      long missing = missingLease(view, b.ops());
+      if (missing != 0) {
+        reply = Reply.LeaseResult.notFound(index, missing);
+      } else {
+        for (Command.Op op : b.ops()) {
+          write(view, op);
+        }
+        reply = new Reply.Written(index);
       }
-      reply = new Reply.Written(index);
     } else if (command instanceof Command.DeleteRange r) {
       reply = deleteRange(view, r, index);
     } else if (command instanceof Command.Auth a) {
@@ -129,6 +135,12 @@ public final class CommandApplier {
       reply = refused == null ? new Reply.Written(index) : new Reply.Rejected(index, refused);
     } else if (command instanceof Command.Txn t) {
       reply = TxnApplier.apply(state, t, index, batch, view);
+    } else if (command instanceof Command.LeaseGrant g) {
+      reply = LeaseApplier.grant(state, batch, view, g, index);
+    } else if (command instanceof Command.LeaseRevoke r) {
+      reply = LeaseApplier.revoke(state, batch, view, r.id(), index);
+    } else if (command instanceof Command.LeaseKeepAlive k) {
+      reply = LeaseApplier.keepAlive(state, view, k.id(), index);
     } else {
       reply = compareAndSet(view, (Command.CompareAndSet) command, index);
     }
@@ -221,6 +233,20 @@ public final class CommandApplier {
     return new Reply.RangeDeleted(index, keys.size(), resume);
   }
 
+  /** The first lease {@code ops} attach keys to that does not live, or 0 if all do. */
+  private static long missingLease(EntryView view, List<Command.Op> ops) {
+    long checked = 0;
+    for (Command.Op op : ops) {
+      if (op.lease() != 0 && op.lease() != checked) {
+        if (!view.leaseLives(op.lease())) {
+          return op.lease();
+        }
+        checked = op.lease();
+      }
+    }
+    return 0;
+  }
+
   /** Compares the key's value or modification index with the expectation, then maybe writes. */
   private static Reply compareAndSet(EntryView view, Command.CompareAndSet cas, long index) {
     EntryView.KeyState current = view.get(cas.key());
@@ -233,6 +259,9 @@ public final class CommandApplier {
       return new Reply.CasResult(
           index, false, current == null ? null : current.value(), currentIndex);
     }
+    if (!view.leaseLives(cas.then().lease())) {
+      return Reply.LeaseResult.notFound(index, cas.then().lease());
+    }
     write(view, cas.then());
     boolean deleted = cas.then().isDelete();
     return new Reply.CasResult(index, true, cas.then().value(), deleted ? 0 : index);
@@ -243,7 +272,7 @@ public final class CommandApplier {
       view.delete(op.key());
     } else {
       // The decoded command's arrays are this entry's own and nobody changes them.
-      view.put(op.key(), op.value());
+      view.put(op.key(), op.value(), op.lease());
     }
   }
 }

@@ -14,21 +14,24 @@ import java.util.List;
  *
  * <pre>
  *   entry  = magic 0x53 ('S'), version 1, kind (1 batch, 2 compare-and-set, 3 identified,
- *            4 delete range, 5 group, 6 bounded delete range, 7 auth change, 8 transaction), body
+ *            4 delete range, 5 group, 6 bounded delete range, 7 auth change, 8 transaction,
+ *            9 lease grant, 10 lease revoke, 11 lease keep-alive), body
  *   range  = start, has-end (0/1), [end]           (kind 4: at most 10,000 keys per entry)
  *   bounded range = max-keys:int32, range          (kind 6)
  *   identified = request-id, the body of a batch or compare-and-set entry (kind, body)
  *   group  = count:int32, count x (length:int32, a whole batch or identified-batch entry)
  *   batch  = count:int32, count x op
- *   op     = type (1 put, 2 delete), key, [value if put]
+ *   op     = type (1 put, 2 delete, 3 put with a lease), key, [value if put], [lease:int64 if 3]
+ *   lease grant = TTL in milliseconds:int64;  lease revoke, lease keep-alive = lease id:int64
  *   cas    = key, expectation (0 absent, 1 value, 2 modification index), [expected value |
  *            expected index:int64], op
  *   txn    = count:int32, count x compare, count:int32, count x txn-op (then),
  *            count:int32, count x txn-op (otherwise)
  *   compare = key, target (1 value, 2 version, 3 create index, 4 modification index),
  *            result (1 equal, 2 not equal, 3 less, 4 greater), [value if target 1 | number:int64]
- *   txn-op = type (1 put, 2 delete, 3 delete range, 4 get), then: key, value (put); key (delete,
- *            get); start, has-end (0/1), [end] (delete range)
+ *   txn-op = type (1 put, 2 delete, 3 delete range, 4 get, 5 put with a lease), then: key,
+ *            value (put); key, value, lease:int64 (5); key (delete, get); start, has-end (0/1),
+ *            [end] (delete range)
  *   key, value, expected = length:int32, bytes
  * </pre>
  *
@@ -54,6 +57,13 @@ public final class CommandCodec {
   static final byte DELETE_RANGE_BOUNDED = 6;
   static final byte AUTH = 7;
   static final byte TXN = 8;
+  static final byte LEASE_GRANT = 9;
+  static final byte LEASE_REVOKE = 10;
+  static final byte LEASE_KEEP_ALIVE = 11;
+  private static final byte PUT_LEASED = 3;
+
+  /** The longest TTL a lease may be granted (a year); the API's limit lies within it. */
+  public static final long MAX_LEASE_TTL_MILLIS = 365L * 24 * 3600 * 1000;
 
   /** The largest encoded auth change: names, a hash and a permission's two bounds fit easily. */
   static final int MAX_AUTH_CHANGE_BYTES = 256 << 10;
@@ -133,6 +143,30 @@ public final class CommandCodec {
     if (c instanceof Command.Txn t) {
       return encodeTxn(t);
     }
+    if (c instanceof Command.LeaseGrant g) {
+      return ByteBuffer.allocate(3 + 8)
+          .put(MAGIC)
+          .put(VERSION)
+          .put(LEASE_GRANT)
+          .putLong(g.ttlMillis())
+          .array();
+    }
+    if (c instanceof Command.LeaseRevoke r) {
+      return ByteBuffer.allocate(3 + 8)
+          .put(MAGIC)
+          .put(VERSION)
+          .put(LEASE_REVOKE)
+          .putLong(r.id())
+          .array();
+    }
+    if (c instanceof Command.LeaseKeepAlive k) {
+      return ByteBuffer.allocate(3 + 8)
+          .put(MAGIC)
+          .put(VERSION)
+          .put(LEASE_KEEP_ALIVE)
+          .putLong(k.id())
+          .array();
+    }
     int size = 3;
     if (c instanceof Command.Batch b) {
       size += 4;
@@ -204,7 +238,7 @@ public final class CommandCodec {
 
   private static long txnOpSize(TxnOp op) {
     if (op instanceof TxnOp.Put p) {
-      return 1 + 8 + p.key().length + p.value().length;
+      return 1 + 8 + p.key().length + p.value().length + (p.lease() == 0 ? 0 : 8);
     }
     if (op instanceof TxnOp.DeleteRange r) {
       return 1 + 4 + r.start().length + 1 + (r.end() == null ? 0 : 4 + r.end().length);
@@ -214,9 +248,12 @@ public final class CommandCodec {
 
   private static void putTxnOp(ByteBuffer out, TxnOp op) {
     if (op instanceof TxnOp.Put p) {
-      out.put((byte) 1);
+      out.put((byte) (p.lease() == 0 ? 1 : 5));
       putBytes(out, p.key());
       putBytes(out, p.value());
+      if (p.lease() != 0) {
+        out.putLong(p.lease());
+      }
     } else if (op instanceof TxnOp.Delete d) {
       out.put((byte) 2);
       putBytes(out, d.key());
@@ -273,6 +310,7 @@ public final class CommandCodec {
                 yield new TxnOp.DeleteRange(start, hasEnd == 1 ? getBytes(in) : null);
               }
               case 4 -> new TxnOp.Get(getBytes(in));
+              case 5 -> new TxnOp.Put(getBytes(in), getBytes(in), leaseId(in.getLong()));
               default ->
                   throw new IllegalArgumentException("unknown transaction operation " + type);
             });
@@ -301,15 +339,30 @@ public final class CommandCodec {
   }
 
   private static int opSize(Command.Op op) {
-    return 1 + 4 + op.key().length + (op.isDelete() ? 0 : 4 + op.value().length);
+    return 1
+        + 4
+        + op.key().length
+        + (op.isDelete() ? 0 : 4 + op.value().length)
+        + (op.lease() == 0 ? 0 : 8);
   }
 
   private static void putOp(ByteBuffer out, Command.Op op) {
-    out.put(op.isDelete() ? DELETE : PUT);
+    out.put(op.isDelete() ? DELETE : op.lease() == 0 ? PUT : PUT_LEASED);
     putBytes(out, checkKey(op.key()));
     if (!op.isDelete()) {
       putBytes(out, op.value());
     }
+    if (op.lease() != 0) {
+      out.putLong(op.lease());
+    }
+  }
+
+  /** A lease id read from an entry: positive (the index of the entry that granted it). */
+  private static long leaseId(long id) {
+    if (id <= 0) {
+      throw new IllegalArgumentException("lease id " + id + " is not positive");
+    }
+    return id;
   }
 
   private static void putBytes(ByteBuffer out, byte[] b) {
@@ -421,6 +474,9 @@ public final class CommandCodec {
               yield new Command.CompareAndSet(key, expected, getOp(in));
             }
             case TXN -> getTxn(in);
+            case LEASE_GRANT -> new Command.LeaseGrant(in.getLong());
+            case LEASE_REVOKE -> new Command.LeaseRevoke(leaseId(in.getLong()));
+            case LEASE_KEEP_ALIVE -> new Command.LeaseKeepAlive(leaseId(in.getLong()));
             case DELETE_RANGE -> getRange(in, Command.DeleteRange.DEFAULT_MAX_KEYS);
             case DELETE_RANGE_BOUNDED -> getRange(in, in.getInt());
             case AUTH -> {
@@ -488,6 +544,7 @@ public final class CommandCodec {
     byte[] key = checkKey(getBytes(in));
     return switch (type) {
       case PUT -> new Command.Op(key, getBytes(in));
+      case PUT_LEASED -> new Command.Op(key, getBytes(in), leaseId(in.getLong()));
       case DELETE -> new Command.Op(key, null);
       default -> throw new IllegalArgumentException("unknown operation type " + type);
     };

@@ -18,6 +18,8 @@ import java.util.TreeMap;
  * with it and a later read in the same entry (a group's second put of a key, a transaction's get
  * after its put) sees it.
  *
+ * <p>Attaching a key to a lease, or detaching it, is recorded here too ({@link LeaseRecords}).
+ *
  * <p>Not thread-safe: one per entry, on the apply thread.
  */
 final class EntryView {
@@ -28,12 +30,14 @@ final class EntryView {
   private record Written(byte[] value, KeyRevisions.Revision revision) {}
 
   private static final byte[] FIRST_USER_KEY = {1};
+  private static final byte[] NOTHING = {};
 
   private final Engine state;
   private final WriteBatch batch;
   private final long index;
   private final TreeMap<byte[], Written> written = new TreeMap<>(Arrays::compareUnsigned);
   private final List<KeyChange> changes = new ArrayList<>();
+  private final List<LeaseEvent> leaseEvents = new ArrayList<>();
 
   EntryView(Engine state, WriteBatch batch, long index) {
     this.state = state;
@@ -61,26 +65,66 @@ final class EntryView {
 
   /** Puts {@code value} (kept, not copied: the caller never changes it) under {@code key}. */
   void put(byte[] key, byte[] value) {
-    KeyRevisions.Revision r = KeyRevisions.Revision.afterPut(revision(key), index);
+    put(key, value, 0);
+  }
+
+  /**
+   * Puts {@code value} under {@code key}, attached to {@code lease} (0: none; the caller has
+   * checked that it lives, {@link #leaseLives}), detaching it from any other lease it had.
+   */
+  void put(byte[] key, byte[] value, long lease) {
+    KeyRevisions.Revision prior = revision(key);
+    KeyRevisions.Revision r = KeyRevisions.Revision.afterPut(prior, index, lease);
     batch.putWithoutCopy(key, value);
     batch.putWithoutCopy(KeyRevisions.recordKey(key), r.encode());
+    long before = prior == null ? 0 : prior.lease();
+    if (before != lease) {
+      if (before != 0) {
+        batch.delete(LeaseRecords.attachedKey(before, key));
+      }
+      if (lease != 0) {
+        batch.putWithoutCopy(LeaseRecords.attachedKey(lease, key), NOTHING);
+      }
+    }
     written.put(key, new Written(value, r));
     changes.add(new KeyChange(key, value, r.createIndex(), r.version()));
   }
 
   /** Deletes {@code key}; says whether it was there (a revision record, or written here). */
   boolean delete(byte[] key) {
-    boolean existed = revision(key) != null;
+    KeyRevisions.Revision prior = revision(key);
     batch.delete(key);
     batch.delete(KeyRevisions.recordKey(key));
+    if (prior != null && prior.lease() != 0) {
+      batch.delete(LeaseRecords.attachedKey(prior.lease(), key));
+    }
     written.put(key, new Written(null, null));
     changes.add(new KeyChange(key, null, 0, 0));
-    return existed;
+    return prior != null;
+  }
+
+  /** The lease {@code key} is attached to as of now (0: none, or absent). */
+  long leaseOf(byte[] key) {
+    KeyRevisions.Revision r = revision(key);
+    return r == null ? 0 : r.lease();
+  }
+
+  /**
+   * Whether lease {@code id} lives (0, no lease, always does). Leases are granted and revoked by
+   * entries of their own, so the engine's records are this entry's view of them.
+   */
+  boolean leaseLives(long id) {
+    return id == 0 || LeaseRecords.ttlMillis(state, id) >= 0;
   }
 
   /** The changes made through this view, in order. */
   List<KeyChange> changes() {
     return changes;
+  }
+
+  /** What this entry did to leases, in order (what the leader's expiry clock follows). */
+  List<LeaseEvent> leaseEvents() {
+    return leaseEvents;
   }
 
   /** The revision of {@code key} without reading its value (null: none recorded, or deleted). */

@@ -8,15 +8,27 @@ import java.nio.ByteBuffer;
  * Ratis's read-only path (ReadIndex), stale when asked of one replica directly.
  *
  * <pre>
- *   query = magic 0x53, version 1, kind (1 get, 2 scan, 3 write pressure), body
+ *   query = magic 0x53, version 1, kind (1 get, 2 scan, 3 write pressure, 4 lease, 5 leases),
+ *           body
  *   get   = key
  *   scan  = start, has-end (0/1), [end], limit:int32, flags (1 reverse, 2 keys only)
+ *   lease = id:int64, max keys:int32
+ *   leases = after id:int64, limit:int32
  * </pre>
  */
-public sealed interface Query permits Query.Get, Query.Scan, Query.Pressure {
+public sealed interface Query
+    permits Query.Get, Query.Scan, Query.Pressure, Query.Lease, Query.Leases {
   byte GET = 1;
   byte SCAN = 2;
   byte PRESSURE = 3;
+  byte LEASE = 4;
+  byte LEASES = 5;
+
+  /** Lease {@code id}: its TTLs and up to {@code maxKeys} of its keys. */
+  record Lease(long id, int maxKeys) implements Query {}
+
+  /** Live leases with ids above {@code after}, at most {@code limit}. */
+  record Leases(long after, int limit) implements Query {}
 
   record Get(byte[] key) implements Query {}
 
@@ -27,9 +39,30 @@ public sealed interface Query permits Query.Get, Query.Scan, Query.Pressure {
   record Scan(byte[] start, byte[] end, int limit, boolean reverse, boolean keysOnly)
       implements Query {}
 
+  /** The most keys or leases one lease query returns. */
+  int MAX_LEASE_PAGE = 10_000;
+
   static byte[] encode(Query q) {
     if (q instanceof Pressure) {
       return new byte[] {CommandCodec.MAGIC, CommandCodec.VERSION, PRESSURE};
+    }
+    if (q instanceof Lease l) {
+      return ByteBuffer.allocate(3 + 12)
+          .put(CommandCodec.MAGIC)
+          .put(CommandCodec.VERSION)
+          .put(LEASE)
+          .putLong(l.id())
+          .putInt(l.maxKeys())
+          .array();
+    }
+    if (q instanceof Leases l) {
+      return ByteBuffer.allocate(3 + 12)
+          .put(CommandCodec.MAGIC)
+          .put(CommandCodec.VERSION)
+          .put(LEASES)
+          .putLong(l.after())
+          .putInt(l.limit())
+          .array();
     }
     if (q instanceof Get g) {
       return ByteBuffer.allocate(3 + 4 + g.key().length)
@@ -70,6 +103,15 @@ public sealed interface Query permits Query.Get, Query.Scan, Query.Pressure {
       }
       if (kind == PRESSURE) {
         return new Pressure();
+      }
+      if (kind == LEASE || kind == LEASES) {
+        long id = in.getLong();
+        int n = in.getInt();
+        if (n < 0 || n > MAX_LEASE_PAGE) {
+          throw new IllegalArgumentException(
+              "a lease query returns 0 to " + MAX_LEASE_PAGE + " entries, not " + n);
+        }
+        return kind == LEASE ? new Lease(id, n) : new Leases(id, n);
       }
       if (kind == SCAN) {
         byte[] start = bytes(in);

@@ -9,9 +9,9 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Answers read-only queries (get, scan pages, write pressure) from the applied state. Never shows
- * the node's own records (keys beginning with byte 0). Knows nothing of Ratis: the state machine
- * decides which state is read and whether it is recent enough.
+ * Answers read-only queries (get, scan pages, write pressure, leases) from the applied state. Never
+ * shows the node's own records (keys beginning with byte 0). Knows nothing of Ratis: the state
+ * machine decides which state is read and whether it is recent enough.
  */
 public final class QueryHandler {
   /** The smallest key a client may write. */
@@ -44,6 +44,24 @@ public final class QueryHandler {
     }
     if (q instanceof Query.Pressure) {
       return new Reply.Pressure(applied, state.writePressure());
+    }
+    if (q instanceof Query.Lease l) {
+      long ttl = LeaseRecords.ttlMillis(state, l.id());
+      if (ttl < 0) {
+        return new Reply.LeaseInfo(applied, l.id(), -1, -1, List.of(), false);
+      }
+      List<byte[]> keys = LeaseRecords.attachedKeys(state, l.id(), l.maxKeys() + 1);
+      boolean more = keys.size() > l.maxKeys();
+      return new Reply.LeaseInfo(
+          applied, l.id(), ttl, -1, more ? keys.subList(0, l.maxKeys()) : keys, more);
+    }
+    if (q instanceof Query.Leases l) {
+      List<LeaseRecords.Lease> found = LeaseRecords.list(state, l.after(), l.limit() + 1);
+      List<long[]> out = new ArrayList<>(Math.min(found.size(), l.limit()));
+      for (int i = 0; i < found.size() && i < l.limit(); i++) {
+        out.add(new long[] {found.get(i).id(), found.get(i).ttlMillis()});
+      }
+      return new Reply.LeaseList(applied, out, found.size() > l.limit());
     }
     return scanPage(state, applied, (Query.Scan) q);
   }

@@ -23,6 +23,11 @@ import java.util.List;
  *   PRESSURE = condition, cause (ordinals), measured:float64, threshold:float64, delay-ms:int64
  *   RANGE_DELETED = deleted:int64, has-resume (0/1), [resume key]
  *   REJECTED = message      the entry was committed but refused, alike on every replica
+ *   LEASE  = outcome (1 granted, 2 revoked, 3 alive, 4 not found), id, TTL ms, deleted:int64,
+ *            more (0/1)
+ *   LEASE_INFO = id, granted TTL ms (-1: no such lease), remaining ms (-1: unknown here):int64,
+ *            count:int32, count x key, more (0/1)
+ *   LEASE_LIST = count:int32, count x (id, TTL ms:int64), more (0/1)
  * </pre>
  */
 public sealed interface Reply
@@ -34,7 +39,10 @@ public sealed interface Reply
         Reply.Many,
         Reply.RangeDeleted,
         Reply.Rejected,
-        Reply.TxnResult {
+        Reply.TxnResult,
+        Reply.LeaseResult,
+        Reply.LeaseInfo,
+        Reply.LeaseList {
   long appliedIndex();
 
   record Written(long appliedIndex) implements Reply {}
@@ -128,6 +136,43 @@ public sealed interface Reply
    */
   record Rejected(long appliedIndex, String message) implements Reply {}
 
+  /** What a lease command did, or that the lease it names does not live. */
+  enum LeaseOutcome {
+    GRANTED,
+    REVOKED,
+    ALIVE,
+    NOT_FOUND
+  }
+
+  /**
+   * The outcome of a lease command, or of a write that named a lease that does not live ({@code
+   * NOT_FOUND}, nothing written): the lease's id and granted TTL, and for a revoke the keys it
+   * deleted and whether more remain (sent again until none do).
+   */
+  record LeaseResult(
+      long appliedIndex, LeaseOutcome outcome, long id, long ttlMillis, long deleted, boolean more)
+      implements Reply {
+    static LeaseResult notFound(long appliedIndex, long id) {
+      return new LeaseResult(appliedIndex, LeaseOutcome.NOT_FOUND, id, 0, 0, false);
+    }
+  }
+
+  /**
+   * A lease's granted TTL (-1: no such lease), the time left before it expires as the leader counts
+   * it (-1: this node does not lead, so it does not know), and up to a page of its keys.
+   */
+  record LeaseInfo(
+      long appliedIndex,
+      long id,
+      long grantedTtlMillis,
+      long remainingMillis,
+      List<byte[]> keys,
+      boolean moreKeys)
+      implements Reply {}
+
+  /** Live leases as (id, granted TTL ms) pairs, in id order; {@code more} when cut short. */
+  record LeaseList(long appliedIndex, List<long[]> leases, boolean more) implements Reply {}
+
   /** A node's engine write pressure. */
   record Pressure(long appliedIndex, WritePressure pressure) implements Reply {}
 
@@ -157,6 +202,15 @@ public sealed interface Reply
       for (byte[] b : m.replies()) {
         size += 4 + b.length;
       }
+    } else if (r instanceof LeaseResult) {
+      size += 1 + 24 + 1;
+    } else if (r instanceof LeaseInfo i) {
+      size += 24 + 4 + 1;
+      for (byte[] k : i.keys()) {
+        size += 4 + k.length;
+      }
+    } else if (r instanceof LeaseList l) {
+      size += 4 + 16 * l.leases().size() + 1;
     } else if (r instanceof Entries e) {
       size += 5;
       for (byte[][] kv : e.entries()) {
@@ -209,6 +263,29 @@ public sealed interface Reply
       for (byte[] b : m.replies()) {
         out.putInt(b.length).put(b);
       }
+    } else if (r instanceof LeaseResult l) {
+      out.put((byte) 11)
+          .put((byte) (l.outcome().ordinal() + 1))
+          .putLong(l.id())
+          .putLong(l.ttlMillis())
+          .putLong(l.deleted())
+          .put((byte) (l.more() ? 1 : 0));
+    } else if (r instanceof LeaseInfo i) {
+      out.put((byte) 12)
+          .putLong(i.id())
+          .putLong(i.grantedTtlMillis())
+          .putLong(i.remainingMillis())
+          .putInt(i.keys().size());
+      for (byte[] k : i.keys()) {
+        out.putInt(k.length).put(k);
+      }
+      out.put((byte) (i.moreKeys() ? 1 : 0));
+    } else if (r instanceof LeaseList l) {
+      out.put((byte) 13).putInt(l.leases().size());
+      for (long[] lease : l.leases()) {
+        out.putLong(lease[0]).putLong(lease[1]);
+      }
+      out.put((byte) (l.more() ? 1 : 0));
     } else if (r instanceof Entries e) {
       out.put((byte) 4).putInt(e.entries().size());
       for (byte[][] kv : e.entries()) {
@@ -296,6 +373,33 @@ public sealed interface Reply
         yield new RangeDeleted(index, deleted, optional(in));
       }
       case 8 -> new Rejected(index, new String(bytes(in), StandardCharsets.UTF_8));
+      case 11 ->
+          new LeaseResult(
+              index,
+              LeaseOutcome.values()[in.get() - 1],
+              in.getLong(),
+              in.getLong(),
+              in.getLong(),
+              in.get() == 1);
+      case 12 -> {
+        long id = in.getLong();
+        long granted = in.getLong();
+        long remaining = in.getLong();
+        int n = in.getInt();
+        List<byte[]> keys = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+          keys.add(bytes(in));
+        }
+        yield new LeaseInfo(index, id, granted, remaining, keys, in.get() == 1);
+      }
+      case 13 -> {
+        int n = in.getInt();
+        List<long[]> leases = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+          leases.add(new long[] {in.getLong(), in.getLong()});
+        }
+        yield new LeaseList(index, leases, in.get() == 1);
+      }
       default -> throw new IllegalArgumentException("unknown reply kind " + kind);
     };
   }

@@ -99,6 +99,7 @@ public final class ShaleStateMachine extends BaseStateMachine
   private final List<Consumer<String>> leaderChangeListeners = new CopyOnWriteArrayList<>();
   private volatile WriteAdmission admission;
   private volatile AppliedChanges changes = AppliedChanges.NONE;
+  private volatile AppliedLeases leases = AppliedLeases.NONE;
   private volatile Engine engine;
   private volatile AuthState auth = AuthState.EMPTY;
   private final AppliedWaits appliedWaits = new AppliedWaits();
@@ -185,6 +186,7 @@ public final class ShaleStateMachine extends BaseStateMachine
     }
     auth = AuthState.load(e);
     applier.startFrom(e);
+    leases.reload(e);
     engine = e;
     if (applied) {
       // Last: whoever sees the new applied index finds the engine that holds it.
@@ -201,6 +203,18 @@ public final class ShaleStateMachine extends BaseStateMachine
     this.changes = listener;
     TermIndex applied = getLastAppliedTermIndex();
     listener.restartAfter(applied == null ? -1 : applied.getIndex());
+  }
+
+  /**
+   * Tells {@code listener} what every entry applied from now on does to leases, and hands it the
+   * engine's leases whenever the engine (re)opens. Set it before the server starts.
+   */
+  public void publishLeasesTo(AppliedLeases listener) {
+    this.leases = listener;
+    Engine e = engine;
+    if (e != null) {
+      listener.reload(e);
+    }
   }
 
   /**
@@ -366,6 +380,9 @@ public final class ShaleStateMachine extends BaseStateMachine
     updateLastAppliedTermIndex(term, index);
     appliedWaits.reached(index);
     changes.applied(index, applied.changes());
+    if (!applied.leaseEvents().isEmpty()) {
+      leases.applied(applied.leaseEvents());
+    }
     return CompletableFuture.completedFuture(Messages.of(applied.reply()));
   }
 
@@ -392,8 +409,19 @@ public final class ShaleStateMachine extends BaseStateMachine
     try {
       Query q = Query.decode(request.getContent().toByteArray());
       long applied = getLastAppliedTermIndex().getIndex();
-      return CompletableFuture.completedFuture(
-          Messages.of(queries.answer(liveEngine(), applied, q)));
+      Reply r = queries.answer(liveEngine(), applied, q);
+      if (r instanceof Reply.LeaseInfo i && i.grantedTtlMillis() >= 0) {
+        // Only the expiry clock knows the time left, and only on the leader.
+        r =
+            new Reply.LeaseInfo(
+                i.appliedIndex(),
+                i.id(),
+                i.grantedTtlMillis(),
+                leases.remainingMillis(i.id()),
+                i.keys(),
+                i.moreKeys());
+      }
+      return CompletableFuture.completedFuture(Messages.of(r));
     } catch (RuntimeException ex) {
       return CompletableFuture.failedFuture(ex);
     }

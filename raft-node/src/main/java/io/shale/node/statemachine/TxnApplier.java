@@ -10,7 +10,8 @@ import java.util.List;
  * they choose, in order, into a batch of its own, which joins the entry's batch only if the whole
  * branch applied. A transaction the state makes too large (a delete range over more than {@link
  * #MAX_RANGE_KEYS} keys, gets returning more than {@link #MAX_REPLY_BYTES}) is rejected whole, the
- * same on every replica, and writes nothing.
+ * same on every replica, and writes nothing; so is one whose branch puts a key on a lease that does
+ * not live.
  */
 final class TxnApplier {
   /** The most keys one delete range of a transaction may delete (it must apply in one entry). */
@@ -37,12 +38,17 @@ final class TxnApplier {
       }
     }
     List<TxnOp> branch = succeeded ? t.then() : t.otherwise();
+    for (TxnOp op : branch) {
+      if (op instanceof TxnOp.Put p && !view.leaseLives(p.lease())) {
+        return Reply.LeaseResult.notFound(index, p.lease());
+      }
+    }
     List<Reply.OpResult> results = new ArrayList<>(branch.size());
     long replyBytes = 0;
     for (TxnOp op : branch) {
       Reply.OpResult r;
       if (op instanceof TxnOp.Put p) {
-        view.put(p.key(), p.value());
+        view.put(p.key(), p.value(), p.lease());
         r = Reply.OpResult.put();
       } else if (op instanceof TxnOp.Delete d) {
         r = Reply.OpResult.deleted(Reply.OpKind.DELETE, view.delete(d.key()) ? 1 : 0);

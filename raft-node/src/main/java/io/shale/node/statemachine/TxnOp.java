@@ -7,12 +7,20 @@ import java.util.Arrays;
  * get sees the writes of the operations before it.
  */
 public sealed interface TxnOp permits TxnOp.Put, TxnOp.Delete, TxnOp.DeleteRange, TxnOp.Get {
-  record Put(byte[] key, byte[] value) implements TxnOp {
+  /** Puts {@code value} under {@code key}, attached to {@code lease} (0: none). */
+  record Put(byte[] key, byte[] value, long lease) implements TxnOp {
     public Put {
       CommandCodec.checkKey(key);
       if (value == null) {
         throw new IllegalArgumentException("a put needs a value");
       }
+      if (lease < 0) {
+        throw new IllegalArgumentException("lease id " + lease + " is negative");
+      }
+    }
+
+    public Put(byte[] key, byte[] value) {
+      this(key, value, 0);
     }
   }
 

@@ -36,17 +36,34 @@ final class CommandArbitraries {
                     .map(e -> new byte[][] {s, e}));
   }
 
+  /** Lease ids among the first entries' indexes: some name granted leases, some do not. */
+  private static Arbitrary<Long> leaseIds() {
+    return Arbitraries.longs().between(1, 12);
+  }
+
   private static Arbitrary<Command.Op> ops() {
     return Arbitraries.oneOf(
         keys().flatMap(k -> values().map(v -> new Command.Op(k, v))),
+        keys().flatMap(k -> values().flatMap(v -> leaseIds().map(l -> new Command.Op(k, v, l)))),
         keys().map(k -> new Command.Op(k, null)));
+  }
+
+  /** A lease grant, revoke or keep-alive. */
+  static Arbitrary<Command> lease() {
+    return Arbitraries.oneOf(
+        Arbitraries.longs().between(1, 60_000).map(Command.LeaseGrant::new),
+        leaseIds().map(Command.LeaseRevoke::new),
+        leaseIds().map(Command.LeaseKeepAlive::new));
   }
 
   static Arbitrary<Command> batch() {
     return ops().list().ofMinSize(1).ofMaxSize(3).map(Command.Batch::new);
   }
 
-  /** A batch, a compare-and-set (on a value or a modification index) or a bounded delete range. */
+  /**
+   * A batch, a compare-and-set (on a value or a modification index), a bounded delete range, a
+   * transaction or a lease command.
+   */
   static Arbitrary<Command> plain() {
     Arbitrary<Command> casValue =
         keys()
@@ -67,7 +84,7 @@ final class CommandArbitraries {
     Arbitrary<Command> deleteRange =
         Combinators.combine(ranges(), Arbitraries.integers().between(1, 3))
             .as((r, max) -> new Command.DeleteRange(r[0], r[1], max));
-    return Arbitraries.oneOf(batch(), casValue, casIndex, deleteRange, txn());
+    return Arbitraries.oneOf(batch(), casValue, casIndex, deleteRange, txn(), lease());
   }
 
   /** A transaction over the same few keys: compares of every target, ops of every kind. */
@@ -88,6 +105,7 @@ final class CommandArbitraries {
     Arbitrary<TxnOp> ops =
         Arbitraries.oneOf(
             Combinators.combine(keys(), values()).as(TxnOp.Put::new),
+            Combinators.combine(keys(), values(), leaseIds()).as(TxnOp.Put::new),
             keys().map(TxnOp.Delete::new),
             keys().map(TxnOp.Get::new),
             ranges().map(r -> new TxnOp.DeleteRange(r[0], r[1])));
