@@ -359,6 +359,10 @@ public final class ShaleClient implements AutoCloseable {
         .thenApply(r -> null);
   }
 
+  public void put(byte[] key, byte[] value, long leaseId) {
+    join(putAsync(key, value, leaseId));
+  }
+
   public void put(String key, String value, long leaseId) {
     join(putAsync(utf8(key), utf8(value), leaseId));
   }

@@ -56,13 +56,19 @@ final class KeyCommands {
         description = "Read the value from FILE " + "('-': standard input).")
     String file;
 
+    @Option(
+        names = "--lease",
+        paramLabel = "ID",
+        description = "Attach KEY to lease ID: it is deleted when the lease is revoked or expires.")
+    long lease;
+
     @Override
     int run(ShaleClient client, Output out) throws IOException {
       if ((value == null) == (file == null)) {
         throw new IllegalArgumentException("put needs a VALUE or --file, not both");
       }
       byte[] bytes = file == null ? value.getBytes(StandardCharsets.UTF_8) : read(file);
-      client.put(key.getBytes(StandardCharsets.UTF_8), bytes);
+      client.put(key.getBytes(StandardCharsets.UTF_8), bytes, lease);
       if (out.json()) {
         out.json(Map.of("put", key, "bytes", bytes.length));
       } else {

@@ -33,6 +33,7 @@ import picocli.CommandLine.ScopeType;
       KeyCommands.Cas.class,
       KeyCommands.TxnCommand.class,
       KeyCommands.WatchCommand.class,
+      LeaseCommands.class,
       ClusterCommands.Status.class,
       ClusterCommands.MemberCommands.class,
       ClusterCommands.LeaderCommands.class,
@@ -50,7 +51,7 @@ import picocli.CommandLine.ScopeType;
       "  0  done",
       "  1  the cluster refused or failed the request (message on stderr)",
       "  2  bad command line, or a request the server calls malformed (key too large, ...)",
-      "  3  get: the key does not exist",
+      "  3  get: the key does not exist; lease commands and put --lease: the lease does not live",
       "  4  cas: the comparison failed, nothing was written",
       "  5  no answer: nodes unreachable, no leader, or the deadline passed",
       "  6  the write was throttled by write pressure (retry later)",
@@ -211,6 +212,9 @@ public final class Shalectl {
   static int exitCode(Exception e) {
     if (e instanceof InvalidRequestException || e instanceof IllegalArgumentException) {
       return USAGE;
+    }
+    if (e instanceof io.shale.client.LeaseNotFoundException) {
+      return NOT_FOUND;
     }
     if (e instanceof WriteThrottledException) {
       return THROTTLED;

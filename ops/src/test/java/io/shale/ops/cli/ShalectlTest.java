@@ -269,6 +269,32 @@ class ShalectlTest {
   }
 
   @Test
+  void leaseGrantPutTtlListRevokeWithExitCodes() {
+    Result granted = run("lease", "grant", "30s", "-o", "json");
+    assertThat(granted.code()).isZero();
+    assertThat(granted.out()).matches("\\{\"id\":\\d+,\"ttl_ms\":30000}\n");
+    String id = granted.out().replaceAll("\\{\"id\":(\\d+),.*\n", "$1");
+    assertThat(run("put", "cli/leased", "v", "--lease", id).code()).isZero();
+    Result ttl = run("lease", "ttl", id, "--keys");
+    assertThat(ttl.code()).isZero();
+    assertThat(ttl.out())
+        .startsWith("lease " + id + ": granted TTL 30000 ms, ")
+        .contains("  cli/leased\n");
+    assertThat(run("lease", "list").out()).contains(id);
+    assertThat(run("lease", "keep-alive", id, "--for", "300ms").out())
+        .isEqualTo("lease " + id + " kept alive for 300 ms\n");
+    assertThat(run("lease", "revoke", id))
+        .isEqualTo(new Result(0, "lease " + id + " revoked, 1 keys deleted\n", ""));
+    assertThat(run("get", "cli/leased").code()).isEqualTo(3);
+    Result gone = run("lease", "ttl", id);
+    assertThat(gone.code()).isEqualTo(3);
+    assertThat(gone.err()).contains("lease " + id + " does not live");
+    assertThat(run("put", "cli/leased", "v", "--lease", id).code()).isEqualTo(3);
+    assertThat(run("lease", "revoke", id).code()).isEqualTo(3);
+    assertThat(run("lease", "grant", "10ms").code()).isEqualTo(2);
+  }
+
+  @Test
   void anUnreachableClusterIsExitCode5() {
     CommandLine cl = Shalectl.commandLine();
     StringWriter err = new StringWriter();
