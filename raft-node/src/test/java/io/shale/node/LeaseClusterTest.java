@@ -84,7 +84,8 @@ class LeaseClusterTest {
     long stopped = System.nanoTime();
     await(() -> client.get("svc/a") == null, Duration.ofSeconds(15), "the key expired");
     // Not before the TTL: the last keep-alive was sent before the keeper closed.
-    assertThat(Duration.ofNanos(System.nanoTime() - stopped)).isGreaterThan(Duration.ofMillis(1_000));
+    assertThat(Duration.ofNanos(System.nanoTime() - stopped))
+        .isGreaterThan(Duration.ofMillis(1_000));
     assertThat(client.leases().list()).extracting(Lease::id).doesNotContain(lease.id());
     assertThatThrownBy(() -> client.leases().timeToLive(lease.id(), false))
         .isInstanceOf(LeaseNotFoundException.class);
