@@ -97,9 +97,10 @@ final class NemesisRun {
     Workload load = new Workload(client, prefix, 5, keys, n);
     Nemesis nemesis = new Nemesis(cluster, client, fault, n);
     long start = System.nanoTime();
-    try (WatchCheck watch = new WatchCheck(client, prefix)) {
+    try (WatchCheck watch = new WatchCheck(client, prefix);
+        LockCheck lock = new LockCheck(client, "lock/" + n + "/", 3)) {
       runWatched(
-          cluster, client, fault, n, out, prefix, keys, load, nemesis, start, seconds, watch);
+          cluster, client, fault, n, out, prefix, keys, load, nemesis, start, seconds, watch, lock);
     }
   }
 
@@ -115,9 +116,11 @@ final class NemesisRun {
       Nemesis nemesis,
       long start,
       int seconds,
-      WatchCheck watch)
+      WatchCheck watch,
+      LockCheck lock)
       throws Exception {
     load.start();
+    lock.start();
     nemesis.start();
     List<String> injected;
     List<Operation> history;
@@ -204,6 +207,11 @@ final class NemesisRun {
               + "\nhistory saved to "
               + saved);
     }
+    // The lock kept its holders apart through the faults: no fenced increment was lost.
+    String lockProblem = lock.problems();
+    if (lockProblem != null) {
+      throw new AssertionError("run " + n + " (" + fault + "): " + lockProblem);
+    }
     long checkStart = System.nanoTime();
     LinearizabilityChecker.Result result = LinearizabilityChecker.check(history);
     long checkMillis = (System.nanoTime() - checkStart) / 1_000_000;
@@ -243,6 +251,7 @@ final class NemesisRun {
         handedOff,
         result.linearizable() ? "linearizable" : "NOT linearizable",
         checkMillis);
+    System.out.printf("nemesis run %d %s: %s%n", n, fault, lock.summary());
     if (!result.linearizable()) {
       Path saved =
           HistoryFile.write(out.resolve("run-" + n + "-" + fault + ".txt"), history, result);

@@ -5,6 +5,7 @@ import io.shale.client.Entry;
 import io.shale.client.Expectation;
 import io.shale.client.InvalidRequestException;
 import io.shale.client.ShaleClient;
+import io.shale.client.Txn;
 import io.shale.client.WriteThrottledException;
 import io.shale.testing.linearizability.Operation;
 import java.util.ArrayList;
@@ -13,11 +14,12 @@ import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Concurrent clients doing random reads, writes and compare-and-sets on a few keys (so that they
- * conflict often), recording every operation for the linearizability checker. Values are unique per
- * write ("p3-17:" then padding); one in ten is 9 KiB, above the engine's blob threshold. Reads go
- * to every node in turn (the SDK's default), so followers' read indexes and the leader's lease are
- * what the checker judges.
+ * Concurrent clients doing random reads, writes and compare-and-sets (a tenth of the operations as
+ * transactions: if the value is the expected one, put) on a few keys (so that they conflict often),
+ * recording every operation for the linearizability checker. Values are unique per write ("p3-17:"
+ * then padding); one in ten is 9 KiB, above the engine's blob threshold. Reads go to every node in
+ * turn (the SDK's default), so followers' read indexes and the leader's lease are what the checker
+ * judges.
  *
  * <p>Outcomes: an answer is recorded as it is; a write refused by write pressure never happened
  * (dropped); a write that failed otherwise (timeout, no node reachable) may or may not have
@@ -90,7 +92,8 @@ final class Workload {
     int n = 0;
     while (!stop) {
       String key = prefix + random.nextInt(keys);
-      int kind = random.nextInt(10); // 4 reads, 3 writes, 3 compare-and-sets
+      // 4 reads, 3 writes, 2 compare-and-sets, 1 compare-and-set as a transaction
+      int kind = random.nextInt(10);
       String value =
           "p"
               + process
@@ -119,7 +122,7 @@ final class Workload {
         } else if (kind < 7) {
           client.put(key, value);
           record(Operation.write(id, process, key, value, called, System.nanoTime()));
-        } else {
+        } else if (kind < 9) {
           CasResult r =
               client.compareAndSet(
                   key,
@@ -128,6 +131,14 @@ final class Workload {
           record(
               Operation.cas(
                   id, process, key, expected, value, r.applied(), called, System.nanoTime()));
+        } else {
+          Txn txn =
+              expected == null
+                  ? client.txn().ifVersion(key, Txn.Cmp.EQUAL, 0)
+                  : client.txn().ifValue(key, Txn.Cmp.EQUAL, expected);
+          boolean applied = txn.thenPut(key, value).elseGet(key).commit().succeeded();
+          record(
+              Operation.cas(id, process, key, expected, value, applied, called, System.nanoTime()));
         }
         ok.incrementAndGet();
       } catch (InvalidRequestException e) {

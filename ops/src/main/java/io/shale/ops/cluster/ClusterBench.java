@@ -77,6 +77,7 @@ public final class ClusterBench {
     int[] sizes = {256, 16 << 10, 64 << 10};
     int[] concurrency = {1, 16, 128};
     List<String> systems = List.of("shale", "etcd");
+    List<String> ops = List.of("put", "get", "txn");
     Path dir = Path.of(System.getProperty("java.io.tmpdir"), "shale-cluster-bench");
     Path out = callerPath("docs/cluster-bench");
     for (int i = 0; i < args.length; i++) {
@@ -91,6 +92,7 @@ public final class ClusterBench {
         case "--concurrency" -> concurrency = ints(need(args, ++i, "--concurrency"));
         case "--repeats" -> repeats = Integer.parseInt(need(args, ++i, "--repeats"));
         case "--systems" -> systems = List.of(need(args, ++i, "--systems").split(","));
+        case "--ops" -> ops = List.of(need(args, ++i, "--ops").split(","));
         case "--dir" -> dir = callerPath(need(args, ++i, "--dir"));
         case "--out" -> out = callerPath(need(args, ++i, "--out"));
         case "--quick" -> {
@@ -106,7 +108,7 @@ public final class ClusterBench {
           System.out.println(
               "usage: cluster-bench [--seconds S] [--warmup-seconds S] "
                   + "[--jit-warmup-seconds S] [--max-warmup-seconds S] [--sizes B,B] [--concurrency N,N] [--repeats N] "
-                  + "[--systems shale,shale-tls,etcd] [--dir DIR] "
+                  + "[--systems shale,shale-tls,etcd] [--ops put,get,txn] [--dir DIR] "
                   + "[--out PREFIX] [--quick]");
           return;
         }
@@ -138,15 +140,23 @@ public final class ClusterBench {
         }
         // Measured apart: how fast a freshly started cluster takes puts, second by second.
         coldStarts.put(system, coldStart(target));
-        warmUps.put(system, warmUp(system, target, sizes, concurrency, jitWarmup, maxWarmup));
+        warmUps.put(system, warmUp(system, target, sizes, concurrency, ops, jitWarmup, maxWarmup));
         for (int pass = 0; pass < repeats; pass++) {
           for (int size : sizes) {
-            for (int c : concurrency) {
-              cells.add(run(system, "put", target, size, c, warmup, seconds));
+            // Puts first (they may find keys of another size), then every key at this size.
+            if (ops.contains("put")) {
+              for (int c : concurrency) {
+                cells.add(run(system, "put", target, size, c, warmup, seconds));
+              }
             }
             load(target, size);
-            for (int c : concurrency) {
-              cells.add(run(system, "get", target, size, c, warmup, seconds));
+            for (String op : ops) {
+              if (op.equals("put")) {
+                continue;
+              }
+              for (int c : concurrency) {
+                cells.add(run(system, op, target, size, c, warmup, seconds));
+              }
             }
           }
         }
@@ -175,11 +185,12 @@ public final class ClusterBench {
       KvTarget target,
       int[] sizes,
       int[] concurrency,
+      List<String> ops,
       double minSeconds,
       double maxSeconds)
       throws InterruptedException {
     long start = System.nanoTime();
-    int shapesPerRound = sizes.length * concurrency.length * 2;
+    int shapesPerRound = sizes.length * concurrency.length * ops.size();
     // Short rounds when the warm-up is short (--quick), so that one round fits in it.
     double cellSeconds = Math.min(WARMUP_CELL_SECONDS, Math.max(0.25, minSeconds / shapesPerRound));
     WarmUpRounds rounds = new WarmUpRounds(minSeconds, maxSeconds, SETTLED);
@@ -188,7 +199,7 @@ public final class ClusterBench {
       int shapes = 0;
       for (int size : sizes) {
         load(target, size);
-        for (String op : List.of("put", "get")) {
+        for (String op : ops) {
           for (int c : concurrency) {
             Cell cell = run(system, op, target, size, c, 0, cellSeconds);
             logSum += Math.log(Math.max(1, cell.opsPerSecond()));
@@ -219,6 +230,15 @@ public final class ClusterBench {
         return summary;
       }
     }
+  }
+
+  /** How an operation is named in the report. */
+  static String describe(String op) {
+    return switch (op) {
+      case "get" -> "linearizable get";
+      case "txn" -> "txn (if version > 0 then put else get)";
+      default -> op;
+    };
   }
 
   /** Seconds of each cell shape in a warm-up round. */
@@ -353,6 +373,10 @@ public final class ClusterBench {
                   try {
                     if (op.equals("put")) {
                       target.put(key(k), values[k & 7]);
+                    } else if (op.equals("txn")) {
+                      if (!target.txn(key(k), values[k & 7])) {
+                        throw new IllegalStateException("the txn found no key " + k);
+                      }
                     } else if (target.get(key(k)) != size) {
                       throw new IllegalStateException("wrong value length for " + k);
                     }
@@ -557,7 +581,7 @@ public final class ClusterBench {
             String.format(
                 Locale.ROOT,
                 "| %s | %s | %d | %.0f | %.0f | %.2fx | %.2f | %.2f | %.2f | %.2f |%n",
-                t.op().equals("get") ? "linearizable get" : "put",
+                describe(t.op()),
                 size(t.valueBytes()),
                 t.concurrency(),
                 p.opsPerSecond(),

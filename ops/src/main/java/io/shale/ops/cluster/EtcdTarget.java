@@ -2,10 +2,13 @@ package io.shale.ops.cluster;
 
 import com.google.protobuf.ByteString;
 import io.shale.ops.Directories;
+import io.shale.ops.cluster.etcd.Compare;
 import io.shale.ops.cluster.etcd.KVGrpc;
 import io.shale.ops.cluster.etcd.PutRequest;
 import io.shale.ops.cluster.etcd.RangeRequest;
 import io.shale.ops.cluster.etcd.RangeResponse;
+import io.shale.ops.cluster.etcd.RequestOp;
+import io.shale.ops.cluster.etcd.TxnRequest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -160,6 +163,29 @@ final class EtcdTarget implements KvTarget {
                 .setKey(ByteString.copyFrom(key))
                 .setValue(ByteString.copyFrom(value))
                 .build());
+  }
+
+  @Override
+  public boolean txn(byte[] key, byte[] value) {
+    ByteString k = ByteString.copyFrom(key);
+    return stub()
+        .withDeadlineAfter(30, TimeUnit.SECONDS)
+        .txn(
+            TxnRequest.newBuilder()
+                .addCompare(
+                    Compare.newBuilder()
+                        .setKey(k)
+                        .setTarget(Compare.CompareTarget.VERSION)
+                        .setResult(Compare.CompareResult.GREATER)
+                        .setVersion(0))
+                .addSuccess(
+                    RequestOp.newBuilder()
+                        .setRequestPut(
+                            PutRequest.newBuilder().setKey(k).setValue(ByteString.copyFrom(value))))
+                .addFailure(
+                    RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder().setKey(k)))
+                .build())
+        .getSucceeded();
   }
 
   @Override

@@ -7,6 +7,12 @@ interface KvTarget extends AutoCloseable {
   /** A linearizable read; returns the value's length, or -1 if the key is absent. */
   int get(byte[] key);
 
+  /**
+   * A transaction: if the key exists (version greater than 0), put {@code value}, else get it;
+   * returns whether the put branch ran.
+   */
+  boolean txn(byte[] key, byte[] value);
+
   /** The server processes, for CPU accounting (empty: not known). */
   default java.util.List<Process> servers() {
     return java.util.List.of();

@@ -299,6 +299,30 @@ final class ShaleTarget implements KvTarget {
   }
 
   @Override
+  public boolean txn(byte[] key, byte[] value) {
+    ByteString k = ByteString.copyFrom(key);
+    return stub()
+        .withDeadlineAfter(30, TimeUnit.SECONDS)
+        .txn(
+            io.shale.client.proto.TxnRequest.newBuilder()
+                .addCompares(
+                    io.shale.client.proto.Compare.newBuilder()
+                        .setKey(k)
+                        .setTarget(io.shale.client.proto.Compare.Target.VERSION)
+                        .setResult(io.shale.client.proto.Compare.Result.GREATER)
+                        .setNumber(0))
+                .addThen(
+                    io.shale.client.proto.TxnOp.newBuilder()
+                        .setPut(
+                            io.shale.client.proto.KeyValue.newBuilder()
+                                .setKey(k)
+                                .setValue(ByteString.copyFrom(value))))
+                .addOtherwise(io.shale.client.proto.TxnOp.newBuilder().setGet(k))
+                .build())
+        .getSucceeded();
+  }
+
+  @Override
   public int get(byte[] key) {
     GetResponse r =
         readStubs
