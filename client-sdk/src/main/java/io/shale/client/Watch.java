@@ -67,7 +67,8 @@ public final class Watch implements AutoCloseable {
             .setKind(WatchRequest.Kind.valueOf(options.kind.name()))
             .setStartIndex(next)
             .setProgressIntervalMs(
-                (int) Math.min(Integer.MAX_VALUE, options.progressInterval.toMillis()));
+                (int) Math.min(Integer.MAX_VALUE, options.progressInterval.toMillis()))
+            .setPrevValues(options.previousValues);
     if (options.end != null) {
       req.setRangeEnd(ByteString.copyFrom(options.end));
     }
@@ -102,15 +103,24 @@ public final class Watch implements AutoCloseable {
         if (e.getModIndex() < next) {
           continue; // never twice (a node may repeat what another sent)
         }
+        byte[] key = e.getKey().toByteArray();
         events.add(
             new WatchEvent(
                 e.getType() == Event.Type.DELETE ? WatchEvent.Type.DELETE : WatchEvent.Type.PUT,
                 new Entry(
-                    e.getKey().toByteArray(),
+                    key,
                     e.getValue().toByteArray(),
                     e.getModIndex(),
                     e.getCreateIndex(),
-                    e.getVersion())));
+                    e.getVersion()),
+                e.getHasPrev()
+                    ? new Entry(
+                        key,
+                        e.getPrevValue().toByteArray(),
+                        e.getPrevModIndex(),
+                        e.getPrevCreateIndex(),
+                        e.getPrevVersion())
+                    : null));
       }
       if (through + 1 < next && events.isEmpty()) {
         return; // a node behind the one before: nothing new
@@ -141,7 +151,8 @@ public final class Watch implements AutoCloseable {
                   oldest == null ? 0 : Long.parseLong(oldest),
                   t));
         }
-        case INVALID_ARGUMENT -> end(new InvalidRequestException(s.getDescription(), t));
+        case INVALID_ARGUMENT, FAILED_PRECONDITION ->
+            end(new InvalidRequestException(s.getDescription(), t));
         case PERMISSION_DENIED, UNAUTHENTICATED ->
             end(new ShaleException(s.getCode() + ": " + s.getDescription(), t));
         default -> resumeLater();

@@ -20,6 +20,7 @@ public final class WatchOptions {
   final byte[] end;
   long startIndex;
   Duration progressInterval = Duration.ZERO;
+  boolean previousValues;
 
   private WatchOptions(Kind kind, byte[] key, byte[] end) {
     this.kind = kind;
@@ -54,6 +55,16 @@ public final class WatchOptions {
       throw new IllegalArgumentException("start index must not be negative: " + index);
     }
     this.startIndex = index;
+    return this;
+  }
+
+  /**
+   * Also deliver each changed key's previous value and revisions ({@link WatchEvent#previous}). The
+   * nodes must run with {@code watch.prev_values = true}; otherwise the watch ends with an error
+   * saying so.
+   */
+  public WatchOptions withPreviousValues() {
+    this.previousValues = true;
     return this;
   }
 

@@ -546,7 +546,7 @@ public final class ClusterBench {
           String.format(
               Locale.ROOT,
               "| %s | %s | %d | %.0f %s | %s | %s | %.2f | %s | %.2f " + "| %s | %s |%n",
-              c.op().equals("get") ? "linearizable get" : "put",
+              describe(c.op()),
               size(c.valueBytes()),
               c.concurrency(),
               c.opsPerSecond(),

@@ -94,9 +94,9 @@ public record NodeConfig(
    * Watches ({@code [watch]}): the change history each node keeps for them, and how often a quiet
    * stream gets a progress response.
    */
-  public record Watch(long historyBytes, Duration progressInterval) {
+  public record Watch(long historyBytes, Duration progressInterval, boolean previousValues) {
     public static Watch defaults() {
-      return new Watch(64L << 20, Duration.ofSeconds(5));
+      return new Watch(64L << 20, Duration.ofSeconds(5), false);
     }
   }
 
@@ -380,7 +380,7 @@ public record NodeConfig(
           "audit",
           List.of("max_file_size", "max_files"),
           "watch",
-          List.of("history_size", "progress_interval"),
+          List.of("history_size", "progress_interval", "prev_values"),
           "lease",
           List.of("min_ttl", "max_ttl", "check_interval"));
 
@@ -539,7 +539,8 @@ public record NodeConfig(
         v.bool("node.insecure", false),
         new Watch(
             v.size("watch.history_size", Watch.defaults().historyBytes()),
-            v.duration("watch.progress_interval", Watch.defaults().progressInterval())),
+            v.duration("watch.progress_interval", Watch.defaults().progressInterval()),
+            v.bool("watch.prev_values", Watch.defaults().previousValues())),
         new Lease(
             v.duration("lease.min_ttl", Lease.defaults().minTtl()),
             v.duration("lease.max_ttl", Lease.defaults().maxTtl()),
@@ -643,7 +644,7 @@ public record NodeConfig(
     return h.startsWith("[") ? h.substring(1, h.length() - 1) : h;
   }
 
-  private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m)");
+  private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h)");
 
   /** Values of the known sections, overrides first. */
   private static final class Values {
@@ -799,14 +800,15 @@ public record NodeConfig(
       Matcher m = DURATION.matcher(String.valueOf(o).trim());
       if (!(o instanceof String) || !m.matches()) {
         throw new IllegalArgumentException(
-            key + " must be a duration such as \"300ms\", \"2s\" " + "or \"1m\", got " + o);
+            key + " must be a duration such as \"300ms\", \"2s\", \"1m\" or \"24h\", got " + o);
       }
       double n = Double.parseDouble(m.group(1));
       double unitNanos =
           switch (m.group(2)) {
             case "ms" -> 1e6;
             case "s" -> 1e9;
-            default -> 60e9;
+            case "m" -> 60e9;
+            default -> 3600e9;
           };
       Duration d = Duration.ofNanos((long) (n * unitNanos));
       if (d.isZero() && !zeroAllowed) {

@@ -296,7 +296,8 @@ public final class ShaleNode implements AutoCloseable {
               var applied = sm.getLastAppliedTermIndex();
               return applied == null ? 0 : applied.getTerm();
             },
-            config.watch().progressInterval());
+            config.watch().progressInterval(),
+            config.watch().previousValues());
     sm.publishChangesTo(watch); // before the engine opens: the history starts where it does
     LeaseExpiry leases = new LeaseExpiry(config.id(), System::nanoTime, registry);
     sm.publishLeasesTo(leases); // before the engine opens, which hands it the leases

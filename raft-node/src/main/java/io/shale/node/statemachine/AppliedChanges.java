@@ -10,6 +10,14 @@ public interface AppliedChanges {
   /** Entry {@code index} was applied, with these changes to user keys (none for most others). */
   void applied(long index, List<KeyChange> changes);
 
+  /**
+   * Whether the changes should carry each key's previous value ({@link KeyChange#previous}): one
+   * more point read per written key on the apply thread.
+   */
+  default boolean previousValues() {
+    return false;
+  }
+
   AppliedChanges NONE =
       new AppliedChanges() {
         @Override

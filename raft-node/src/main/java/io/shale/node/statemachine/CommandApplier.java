@@ -33,6 +33,14 @@ public final class CommandApplier {
   /** Request ids recorded lately: most writes skip the engine lookup of their id. */
   private final RecentRequestIds recent = new RecentRequestIds();
 
+  /** Whether changes carry the keys' previous values (for watches that ask for them). */
+  private volatile boolean previousValues;
+
+  /** Makes every change from now on carry its key's previous value (or stop carrying it). */
+  public void capturePreviousValues(boolean capture) {
+    this.previousValues = capture;
+  }
+
   /**
    * The apply thread now applies to {@code state} (opened, or installed from a snapshot): the
    * recent request ids are read from its records. Until called, every id is looked up.
@@ -58,7 +66,7 @@ public final class CommandApplier {
       if (index % RequestRecords.EXPIRY_EVERY == 0) {
         RequestRecords.expire(state, batch, index);
       }
-      EntryView view = new EntryView(state, batch, index);
+      EntryView view = new EntryView(state, batch, index, previousValues);
       byte[] reply;
       if (command instanceof Command.Group g) {
         // Client writes the leader grouped into one entry: applied in order, in one engine batch.
@@ -134,7 +142,7 @@ public final class CommandApplier {
       String refused = AuthApplier.apply(state, a.change(), batch);
       reply = refused == null ? new Reply.Written(index) : new Reply.Rejected(index, refused);
     } else if (command instanceof Command.Txn t) {
-      reply = TxnApplier.apply(state, t, index, batch, view);
+      reply = TxnApplier.apply(state, t, index, batch, view, previousValues);
     } else if (command instanceof Command.LeaseGrant g) {
       reply = LeaseApplier.grant(state, batch, view, g, index);
     } else if (command instanceof Command.LeaseRevoke r) {

@@ -39,10 +39,29 @@ final class EntryView {
   private final List<KeyChange> changes = new ArrayList<>();
   private final List<LeaseEvent> leaseEvents = new ArrayList<>();
 
+  private final boolean previousValues;
+
   EntryView(Engine state, WriteBatch batch, long index) {
+    this(state, batch, index, false);
+  }
+
+  /** {@code previousValues}: record each change with the key as it was before it. */
+  EntryView(Engine state, WriteBatch batch, long index, boolean previousValues) {
     this.state = state;
     this.batch = batch;
     this.index = index;
+    this.previousValues = previousValues;
+  }
+
+  /** {@code key} as it is before a change, when asked to record it; else null. */
+  private KeyChange.Previous previous(byte[] key) {
+    if (!previousValues) {
+      return null;
+    }
+    KeyState s = get(key);
+    return s == null
+        ? null
+        : new KeyChange.Previous(s.value(), s.modIndex(), s.createIndex(), s.version());
   }
 
   /** {@code key} as of now, or null if absent. */
@@ -74,6 +93,7 @@ final class EntryView {
    */
   void put(byte[] key, byte[] value, long lease) {
     KeyRevisions.Revision prior = revision(key);
+    KeyChange.Previous was = previous(key);
     KeyRevisions.Revision r = KeyRevisions.Revision.afterPut(prior, index, lease);
     batch.putWithoutCopy(key, value);
     batch.putWithoutCopy(KeyRevisions.recordKey(key), r.encode());
@@ -87,19 +107,20 @@ final class EntryView {
       }
     }
     written.put(key, new Written(value, r));
-    changes.add(new KeyChange(key, value, r.createIndex(), r.version()));
+    changes.add(new KeyChange(key, value, r.createIndex(), r.version(), was));
   }
 
   /** Deletes {@code key}; says whether it was there (a revision record, or written here). */
   boolean delete(byte[] key) {
     KeyRevisions.Revision prior = revision(key);
+    KeyChange.Previous was = previous(key);
     batch.delete(key);
     batch.delete(KeyRevisions.recordKey(key));
     if (prior != null && prior.lease() != 0) {
       batch.delete(LeaseRecords.attachedKey(prior.lease(), key));
     }
     written.put(key, new Written(null, null));
-    changes.add(new KeyChange(key, null, 0, 0));
+    changes.add(new KeyChange(key, null, 0, 0, was));
     return prior != null;
   }
 

@@ -201,6 +201,7 @@ public final class ShaleStateMachine extends BaseStateMachine
    */
   public void publishChangesTo(AppliedChanges listener) {
     this.changes = listener;
+    applier.capturePreviousValues(listener.previousValues());
     TermIndex applied = getLastAppliedTermIndex();
     listener.restartAfter(applied == null ? -1 : applied.getIndex());
   }

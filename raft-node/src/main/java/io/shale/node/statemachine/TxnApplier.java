@@ -27,9 +27,14 @@ final class TxnApplier {
    * and its changes to {@code entryView}'s.
    */
   static Reply apply(
-      Engine state, Command.Txn t, long index, WriteBatch entryBatch, EntryView entryView) {
+      Engine state,
+      Command.Txn t,
+      long index,
+      WriteBatch entryBatch,
+      EntryView entryView,
+      boolean previousValues) {
     WriteBatch own = new WriteBatch();
-    EntryView view = new EntryView(state, own, index);
+    EntryView view = new EntryView(state, own, index, previousValues);
     boolean succeeded = true;
     for (Compare c : t.compares()) {
       if (!c.holds(view.get(c.key()))) {

@@ -54,6 +54,20 @@ public final class WatchService extends WatchGrpc.WatchImplBase
    */
   public WatchService(
       long historyBytes, Supplier<String> nodeId, LongSupplier term, Duration defaultProgress) {
+    this(historyBytes, nodeId, term, defaultProgress, false);
+  }
+
+  /**
+   * @param previousValues whether changes carry the keys' previous values ({@code
+   *     watch.prev_values}), so that watches may ask for them
+   */
+  public WatchService(
+      long historyBytes,
+      Supplier<String> nodeId,
+      LongSupplier term,
+      Duration defaultProgress,
+      boolean previousValues) {
+    this.previousValues = previousValues;
     this.history = new ChangeHistory(historyBytes);
     this.nodeId = nodeId;
     this.term = term;
@@ -64,6 +78,13 @@ public final class WatchService extends WatchGrpc.WatchImplBase
     this.timer =
         Executors.newSingleThreadScheduledExecutor(
             io.shale.engine.concurrent.DaemonThreads.numbered("watch-timer"));
+  }
+
+  private final boolean previousValues;
+
+  @Override
+  public boolean previousValues() {
+    return previousValues;
   }
 
   /** Streams open now. */
@@ -99,6 +120,17 @@ public final class WatchService extends WatchGrpc.WatchImplBase
       call.onError(Status.INVALID_ARGUMENT.withDescription(bad.getMessage()).asException());
       return;
     }
+    if (req.getPrevValues() && !previousValues) {
+      call.onError(
+          Status.FAILED_PRECONDITION
+              .withDescription(
+                  "node "
+                      + nodeId.get()
+                      + " keeps no previous values (watch.prev_values = false): watch without"
+                      + " them, or start every node with watch.prev_values = true")
+              .asException());
+      return;
+    }
     // Index 0 is never a change (Ratis's first entry is the configuration): "now" starts at 1 or
     // later, so a client can tell a created watch (resume index >= 1) from one not yet created.
     long start =
@@ -112,7 +144,7 @@ public final class WatchService extends WatchGrpc.WatchImplBase
         req.getProgressIntervalMs() == 0
             ? defaultProgress
             : Duration.ofMillis(Math.max(100, req.getProgressIntervalMs()));
-    Stream s = new Stream(call, filter, start);
+    Stream s = new Stream(call, filter, start, req.getPrevValues());
     // First, where the stream starts: a client that loses it before any change resumes there.
     s.created(start);
     streams.add(s);
@@ -161,7 +193,7 @@ public final class WatchService extends WatchGrpc.WatchImplBase
         .asException(t);
   }
 
-  private WatchResponse response(ChangeHistory.Read r) {
+  private WatchResponse response(ChangeHistory.Read r, boolean withPrevious) {
     WatchResponse.Builder b =
         WatchResponse.newBuilder()
             .setHeader(
@@ -181,6 +213,14 @@ public final class WatchService extends WatchGrpc.WatchImplBase
             .setCreateIndex(c.createIndex())
             .setVersion(c.version());
       }
+      if (withPrevious && c.previous() != null) {
+        KeyChange.Previous p = c.previous();
+        ev.setHasPrev(true)
+            .setPrevValue(ByteString.copyFrom(p.value()))
+            .setPrevModIndex(p.modIndex())
+            .setPrevCreateIndex(p.createIndex())
+            .setPrevVersion(p.version());
+      }
       b.addEvents(ev);
     }
     return b.build();
@@ -196,10 +236,17 @@ public final class WatchService extends WatchGrpc.WatchImplBase
     private long next;
     ScheduledFuture<?> progressTimer;
 
-    Stream(ServerCallStreamObserver<WatchResponse> call, KeyFilter filter, long next) {
+    private final boolean withPrevious;
+
+    Stream(
+        ServerCallStreamObserver<WatchResponse> call,
+        KeyFilter filter,
+        long next,
+        boolean withPrevious) {
       this.call = call;
       this.filter = filter;
       this.next = next;
+      this.withPrevious = withPrevious;
     }
 
     void wake() {
@@ -213,7 +260,7 @@ public final class WatchService extends WatchGrpc.WatchImplBase
     }
 
     synchronized void created(long start) {
-      call.onNext(response(new ChangeHistory.Read(List.of(), start - 1)));
+      call.onNext(response(new ChangeHistory.Read(List.of(), start - 1), false));
     }
 
     void progressTick() {
@@ -262,10 +309,10 @@ public final class WatchService extends WatchGrpc.WatchImplBase
         }
         if (r.throughIndex() < next && r.events().isEmpty()) {
           // Nothing applied since: a progress response repeats where the stream stands.
-          call.onNext(response(new ChangeHistory.Read(r.events(), next - 1)));
+          call.onNext(response(new ChangeHistory.Read(r.events(), next - 1), withPrevious));
           return;
         }
-        call.onNext(response(r));
+        call.onNext(response(r, withPrevious));
         next = r.throughIndex() + 1;
         if (r.events().isEmpty()) {
           return;

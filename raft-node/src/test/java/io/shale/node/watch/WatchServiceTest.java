@@ -157,4 +157,56 @@ class WatchServiceTest {
       assertThat(e.getTrailers().get(ErrorTrailers.COMPACT_INDEX)).isEqualTo("8");
     }
   }
+
+  @Test
+  void previousValuesGoOnlyToWatchesThatAskAndOnlyFromANodeThatKeepsThem() throws Exception {
+    // This node keeps none: a watch asking for them is refused by name.
+    SlowReader refused = new SlowReader();
+    WatchGrpc.newStub(channel).watch(prefix("p/").toBuilder().setPrevValues(true).build(), refused);
+    Status s = refused.closed.get(10, TimeUnit.SECONDS);
+    assertThat(s.getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+    assertThat(s.getDescription()).contains("watch.prev_values");
+
+    WatchService keeping =
+        new WatchService(64 << 10, () -> "n2", () -> 1, Duration.ofSeconds(5), true);
+    keeping.restartAfter(0);
+    assertThat(keeping.previousValues()).isTrue();
+    Server other =
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+            .addService(keeping)
+            .build()
+            .start();
+    ManagedChannel ch =
+        NettyChannelBuilder.forAddress("127.0.0.1", other.getPort()).usePlaintext().build();
+    try {
+      SlowReader with = new SlowReader();
+      SlowReader without = new SlowReader();
+      WatchGrpc.newStub(ch).watch(prefix("p/").toBuilder().setPrevValues(true).build(), with);
+      WatchGrpc.newStub(ch).watch(prefix("p/"), without);
+      with.responses.poll(10, TimeUnit.SECONDS); // where each starts
+      without.responses.poll(10, TimeUnit.SECONDS);
+      keeping.applied(
+          1,
+          List.of(
+              new KeyChange(
+                  "p/a".getBytes(UTF_8),
+                  "new".getBytes(UTF_8),
+                  1,
+                  2,
+                  new KeyChange.Previous("old".getBytes(UTF_8), 0, 1, 1))));
+      with.call.request(1);
+      without.call.request(1);
+      WatchResponse a = with.responses.poll(10, TimeUnit.SECONDS);
+      WatchResponse b = without.responses.poll(10, TimeUnit.SECONDS);
+      assertThat(a.getEvents(0).getHasPrev()).isTrue();
+      assertThat(a.getEvents(0).getPrevValue().toStringUtf8()).isEqualTo("old");
+      assertThat(a.getEvents(0).getPrevVersion()).isEqualTo(1);
+      assertThat(b.getEvents(0).getHasPrev()).isFalse();
+      assertThat(b.getEvents(0).getPrevValue().isEmpty()).isTrue();
+    } finally {
+      ch.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+      keeping.close();
+      other.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    }
+  }
 }
