@@ -37,7 +37,7 @@ public final class Scan implements Iterable<Entry> {
   private int pageSize = 1000;
 
   Scan(RetryingCall.Settings settings, byte[] start, byte[] end, ReadConsistency consistency) {
-    if (end != null && Arrays.compare(start, end) >= 0) {
+    if (end != null && Arrays.compareUnsigned(start, end) >= 0) {
       throw new IllegalArgumentException("scan range is empty: end must be after start");
     }
     this.settings = settings;

@@ -235,7 +235,7 @@ public final class RequestLimits {
       return null;
     }
     byte[] e = end.toByteArray();
-    if (Arrays.compare(start, e) >= 0) {
+    if (Arrays.compareUnsigned(start, e) >= 0) {
       throw new IllegalArgumentException("malformed range: end must be after start");
     }
     return e;

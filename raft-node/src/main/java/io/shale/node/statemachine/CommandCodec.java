@@ -123,7 +123,7 @@ public final class CommandCodec {
           .array();
     }
     if (c instanceof Command.DeleteRange r) {
-      if (r.end() != null && java.util.Arrays.compare(r.start(), r.end()) >= 0) {
+      if (r.end() != null && java.util.Arrays.compareUnsigned(r.start(), r.end()) >= 0) {
         throw new IllegalArgumentException("delete range end must be after its start");
       }
       ByteBuffer out =
@@ -533,7 +533,7 @@ public final class CommandCodec {
       throw new IllegalArgumentException("delete range end flag " + hasEnd + " is not 0 or 1");
     }
     byte[] end = hasEnd == 1 ? checkKey(getBytes(in)) : null;
-    if (end != null && java.util.Arrays.compare(start, end) >= 0) {
+    if (end != null && java.util.Arrays.compareUnsigned(start, end) >= 0) {
       throw new IllegalArgumentException("delete range end must be after its start");
     }
     return new Command.DeleteRange(start, end, maxKeys);

@@ -78,8 +78,9 @@ public final class QueryHandler {
     long bytes = 0;
     // User keys never begin with byte 0 (those are the node's records): start past them, so that
     // node records never use up the page's entry limit (QueryHandlerTest).
-    byte[] start = Arrays.compare(s.start(), FIRST_USER_KEY) < 0 ? FIRST_USER_KEY : s.start();
-    if (s.end() != null && Arrays.compare(s.end(), start) <= 0) {
+    byte[] start =
+        Arrays.compareUnsigned(s.start(), FIRST_USER_KEY) < 0 ? FIRST_USER_KEY : s.start();
+    if (s.end() != null && Arrays.compareUnsigned(s.end(), start) <= 0) {
       return new Reply.Entries(applied, out, false);
     }
     ScanOptions o =

@@ -7,11 +7,43 @@ import io.shale.engine.Engine;
 import io.shale.engine.EngineOptions;
 import io.shale.engine.WriteBatch;
 import java.nio.file.Files;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class QueryHandlerTest {
   private static final long PAGE_BYTES = 4L << 20;
   private final QueryHandler handler = new QueryHandler(PAGE_BYTES);
+
+  /**
+   * Keys compare as unsigned bytes, as the engine orders them: a range starting or ending at a key
+   * whose first byte is 0x80 or above (any non-ASCII UTF-8 key) is neither widened to the first key
+   * nor taken for empty.
+   */
+  @Test
+  void rangesBoundedByKeysAbove0x7fAreTheEnginesRanges() throws Exception {
+    try (Engine e = Engine.open(Files.createTempDirectory("query"), EngineOptions.defaults())) {
+      WriteBatch batch = new WriteBatch();
+      for (String k : List.of("a", "z", "\u00e9t\u00e9", "\u00fcber")) {
+        batch.put(k.getBytes(UTF_8), "v".getBytes(UTF_8));
+      }
+      e.applyCommitted(batch, 3);
+      Reply.Entries from =
+          (Reply.Entries)
+              handler.answer(e, 3, new Query.Scan("\u00e9".getBytes(UTF_8), null, 10, false, true));
+      assertThat(from.entries())
+          .extracting(kv -> new String(kv[0], UTF_8))
+          .containsExactly("\u00e9t\u00e9", "\u00fcber");
+      Reply.Entries upTo =
+          (Reply.Entries)
+              handler.answer(
+                  e,
+                  3,
+                  new Query.Scan("a".getBytes(UTF_8), "\u00fc".getBytes(UTF_8), 10, false, true));
+      assertThat(upTo.entries())
+          .extracting(kv -> new String(kv[0], UTF_8))
+          .containsExactly("a", "z", "\u00e9t\u00e9");
+    }
+  }
 
   @Test
   void getScanAndPagingHideTheNodesRecords() throws Exception {
