@@ -140,4 +140,27 @@ class LeaseClusterTest {
     List<Lease> all = client.leases().list();
     assertThat(all).hasSize(1);
   }
+
+  /**
+   * Leases live in the engine beside their keys: a cluster stopped whole and started again has them
+   * (the new leader loads them and restarts their TTLs), and revoking one still deletes its keys.
+   */
+  @Test
+  void leasesAndTheirKeysSurviveAWholeClusterRestart() throws Exception {
+    Lease lease = client.leases().grant(Duration.ofSeconds(60));
+    client.put("svc/durable", "up", lease.id());
+    for (String id : List.of("n1", "n2", "n3")) {
+      cluster.stop(id);
+    }
+    for (String id : List.of("n1", "n2", "n3")) {
+      cluster.start(id);
+    }
+    cluster.leader();
+    assertThat(client.leases().list()).extracting(Lease::id).containsExactly(lease.id());
+    LeaseTimeToLive ttl = client.leases().timeToLive(lease.id(), true);
+    assertThat(ttl.remaining()).isGreaterThan(Duration.ofSeconds(50));
+    assertThat(ttl.keys()).extracting(String::new).containsExactly("svc/durable");
+    assertThat(client.leases().revoke(lease.id())).isEqualTo(1);
+    assertThat(client.get("svc/durable")).isNull();
+  }
 }

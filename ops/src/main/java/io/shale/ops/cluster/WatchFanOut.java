@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * Measured per cell: deliveries per second (W x N over the time from the first put to the last
  * delivery), puts per second meanwhile, the delay from a put's start to each delivery
  * (HdrHistogram; the value carries its send time), and the servers' CPU per 1,000 deliveries. Each
- * cell runs after an unmeasured round that warms the JVMs, and {@code --repeats} times.
+ * cell runs after rounds that warm the JVMs ({@code --jit-warmup-seconds}) and an unmeasured round
+ * with its number of watchers, {@code --repeats} times.
  */
 public final class WatchFanOut {
   private static final Logger LOG = LoggerFactory.getLogger(WatchFanOut.class);
@@ -52,6 +53,7 @@ public final class WatchFanOut {
     int size = 256;
     int writers = 16;
     int repeats = 2;
+    double jitWarmup = 90;
     Path dir = Path.of(System.getProperty("java.io.tmpdir"), "shale-watch-bench");
     Path out = callerPath("docs/watch-bench");
     for (int i = 0; i < args.length; i++) {
@@ -65,17 +67,20 @@ public final class WatchFanOut {
         case "--size" -> size = Integer.parseInt(need(args, ++i, "--size"));
         case "--writers" -> writers = Integer.parseInt(need(args, ++i, "--writers"));
         case "--repeats" -> repeats = Integer.parseInt(need(args, ++i, "--repeats"));
+        case "--jit-warmup-seconds" ->
+            jitWarmup = Double.parseDouble(need(args, ++i, "--jit-warmup-seconds"));
         case "--dir" -> dir = callerPath(need(args, ++i, "--dir"));
         case "--out" -> out = callerPath(need(args, ++i, "--out"));
         case "--quick" -> {
           watchers = new int[] {1, 10};
           events = 500;
           repeats = 1;
+          jitWarmup = 5;
         }
         case "-h", "--help" -> {
           System.out.println(
               "watch-bench [--watchers 1,100,1000] [--events N] [--size BYTES] [--writers N]"
-                  + " [--repeats N] [--dir DIR] [--out PREFIX] [--quick]");
+                  + " [--repeats N] [--jit-warmup-seconds S] [--dir DIR] [--out PREFIX] [--quick]");
           return;
         }
         default -> {
@@ -92,6 +97,14 @@ public final class WatchFanOut {
                 .endpoints(target.apiAddresses().toArray(String[]::new))
                 .deadline(Duration.ofSeconds(60))
                 .build()) {
+      // The JVMs compile their put and watch paths first: rounds of 10 watchers until the time
+      // is up (a cold cluster puts several times slower than a warm one).
+      long warmEnd = System.nanoTime() + (long) (jitWarmup * 1e9);
+      int warmRounds = 0;
+      while (System.nanoTime() < warmEnd) {
+        run(client, target, "jit/" + warmRounds++ + "/", 10, 2_000, size, writers);
+      }
+      System.out.println("watch-bench: warmed up with " + warmRounds + " rounds");
       int round = 0;
       for (int w : watchers) {
         // Unmeasured: the JVMs compile the watch path for this many streams first.
