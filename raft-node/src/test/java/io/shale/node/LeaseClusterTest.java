@@ -7,51 +7,14 @@ import io.shale.client.Lease;
 import io.shale.client.LeaseKeeper;
 import io.shale.client.LeaseNotFoundException;
 import io.shale.client.LeaseTimeToLive;
-import io.shale.client.ShaleClient;
-import io.shale.node.local.LocalCluster;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Leases through the SDK against a real 3-node cluster: keep-alive, expiry, failover, revoke. */
-class LeaseClusterTest {
-  @TempDir Path dir;
-  private LocalCluster cluster;
-  private ShaleClient client;
-
-  @BeforeEach
-  void start() throws Exception {
-    cluster = new LocalCluster(dir, 3);
-    cluster.leader();
-    client =
-        ShaleClient.builder()
-            .endpoints(cluster.apiEndpoints().toArray(String[]::new))
-            .deadline(Duration.ofSeconds(30))
-            .build();
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    client.close();
-    cluster.close();
-  }
-
-  private static void await(BooleanSupplier condition, Duration within, String what)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + within.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within " + within + ": " + what);
-      }
-      Thread.sleep(50);
-    }
-  }
+class LeaseClusterTest extends ThreeNodeClusterTest {
 
   /** Checks {@code condition} holds on every poll until {@code untilNanos}. */
   private static void holdsUntil(long untilNanos, BooleanSupplier condition, String what)

@@ -13,8 +13,6 @@ import io.shale.client.recipes.Election;
 import io.shale.client.recipes.Lock;
 import io.shale.client.recipes.Session;
 import io.shale.client.recipes.WatchCache;
-import io.shale.node.local.LocalCluster;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,37 +22,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The SDK's recipes (lock, election, watch-driven cache) against a real 3-node cluster. */
-class RecipesClusterTest {
-  @TempDir Path dir;
-  private LocalCluster cluster;
-  private final List<ShaleClient> clients = new ArrayList<>();
-
-  @BeforeEach
-  void start() throws Exception {
-    cluster = new LocalCluster(dir, 3);
-    cluster.leader();
-  }
-
+class RecipesClusterTest extends ThreeNodeClusterTest {
   private ShaleClient client() {
-    ShaleClient c =
-        ShaleClient.builder()
-            .endpoints(cluster.apiEndpoints().toArray(String[]::new))
-            .deadline(Duration.ofSeconds(30))
-            .build();
-    clients.add(c);
-    return c;
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    clients.forEach(ShaleClient::close);
-    cluster.close();
+    return newClient();
   }
 
   private static long counter(ShaleClient c) {
@@ -107,7 +80,7 @@ class RecipesClusterTest {
     pool.shutdown();
     assertThat(maxHolders.get()).isEqualTo(1);
     assertThat(applied).isEqualTo(clientsN * rounds);
-    assertThat(counter(clients.get(0))).isEqualTo(clientsN * rounds);
+    assertThat(counter(client)).isEqualTo(clientsN * rounds);
   }
 
   @Test

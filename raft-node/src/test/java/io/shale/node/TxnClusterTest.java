@@ -5,50 +5,22 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shale.client.Entry;
 import io.shale.client.InvalidRequestException;
-import io.shale.client.ShaleClient;
 import io.shale.client.Txn;
 import io.shale.client.TxnResult;
-import io.shale.node.local.LocalCluster;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Transactions and key revisions through the SDK against a real 3-node cluster. */
-class TxnClusterTest {
+class TxnClusterTest extends ThreeNodeClusterTest {
   private static final int ACCOUNTS = 5;
   private static final long START = 1_000;
-
-  @TempDir Path dir;
-  private LocalCluster cluster;
-  private ShaleClient client;
-
-  @BeforeEach
-  void start() throws Exception {
-    cluster = new LocalCluster(dir, 3);
-    cluster.leader();
-    client =
-        ShaleClient.builder()
-            .endpoints(cluster.apiEndpoints().toArray(String[]::new))
-            .deadline(Duration.ofSeconds(30))
-            .build();
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    client.close();
-    cluster.close();
-  }
 
   @Test
   void getReportsCreateIndexAndVersion() {

@@ -105,11 +105,7 @@ public final class AuthService extends AuthGrpc.AuthImplBase {
   }
 
   private ResponseHeader header(long appliedIndex) {
-    return ResponseHeader.newBuilder()
-        .setNodeId(division.getId().toString())
-        .setTerm(division.getInfo().getCurrentTerm())
-        .setAppliedIndex(appliedIndex)
-        .build();
+    return ResponseHeaders.of(division, appliedIndex);
   }
 
   /**

@@ -131,11 +131,7 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
   }
 
   private ResponseHeader header(long appliedIndex) {
-    return ResponseHeader.newBuilder()
-        .setNodeId(division.getId().toString())
-        .setTerm(division.getInfo().getCurrentTerm())
-        .setAppliedIndex(appliedIndex)
-        .build();
+    return ResponseHeaders.of(division, appliedIndex);
   }
 
   private CompletableFuture<Reply> read(Query q, Consistency consistency) {

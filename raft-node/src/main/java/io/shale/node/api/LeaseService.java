@@ -64,11 +64,7 @@ public final class LeaseService extends LeaseGrpc.LeaseImplBase {
   }
 
   private ResponseHeader header(long appliedIndex) {
-    return ResponseHeader.newBuilder()
-        .setNodeId(division.getId().toString())
-        .setTerm(division.getInfo().getCurrentTerm())
-        .setAppliedIndex(appliedIndex)
-        .build();
+    return ResponseHeaders.of(division, appliedIndex);
   }
 
   @Override

@@ -137,30 +137,25 @@ final class RaftSubmitter {
   }
 
   private CompletableFuture<Reply> onLeader(Message m) {
-    return viaClient(m, RaftClientRequest.readRequestType())
-        .thenApply(
-            r -> {
-              if (!r.isSuccess()) {
-                throw new CompletionException(
-                    StatusMapper.unavailable(
-                        "the read could not be served: " + r.getException(), r.getException()));
-              }
-              return Reply.decode(r.getMessage().getContent().toByteArray());
-            });
+    return readReply(viaClient(m, RaftClientRequest.readRequestType()));
+  }
+
+  /** A read's reply, or the read's failure as UNAVAILABLE. */
+  private static CompletableFuture<Reply> readReply(CompletableFuture<RaftClientReply> reply) {
+    return reply.thenApply(
+        r -> {
+          if (!r.isSuccess()) {
+            throw new CompletionException(
+                StatusMapper.unavailable(
+                    "the read could not be served: " + r.getException(), r.getException()));
+          }
+          return Reply.decode(r.getMessage().getContent().toByteArray());
+        });
   }
 
   /** A linearizable read through Ratis's read-only path (this node's server, or the leader). */
   private CompletableFuture<Reply> linearizableElsewhere(Message m) {
-    return submit(m, RaftClientRequest.readRequestType())
-        .thenApply(
-            r -> {
-              if (!r.isSuccess()) {
-                throw new CompletionException(
-                    StatusMapper.unavailable(
-                        "the read could not be served: " + r.getException(), r.getException()));
-              }
-              return Reply.decode(r.getMessage().getContent().toByteArray());
-            });
+    return readReply(submit(m, RaftClientRequest.readRequestType()));
   }
 
   /** Answers from this node's applied state as it is. */
