@@ -1,4 +1,4 @@
-# Sourced by the ops/bin scripts.
+# Sourced by the ops/bin scripts (bin/ in the release package).
 #   run_ops_main CLASS ARGS...  builds ops when needed, then execs Java on CLASS from the
 #                               repository root.
 #   ops_build_if_needed         only the build: mvn -q -pl ops -am package -DskipTests, when the
@@ -9,10 +9,26 @@
 # Relative paths in the arguments are resolved by the program against the caller's directory,
 # passed as -Dshale.ops.cwd; the measured engine revision goes in -Dshale.ops.revision.
 
-SHALE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
+# Two layouts: the source tree (scripts in ops/bin, built by Maven when needed) and the release
+# package (scripts in bin, jars in lib, configuration in conf, a RELEASE file at its top).
+SHALE_SCRIPT_LIB="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+if [[ -f "$SHALE_SCRIPT_LIB/../../RELEASE" ]]; then
+  SHALE_ROOT="$(cd "$SHALE_SCRIPT_LIB/../.." && pwd)"
+  SHALE_PACKAGE=1
+  SHALE_CLASSPATH="$SHALE_ROOT/lib/*"
+  SHALE_CONF_DIR="$SHALE_ROOT/conf"
+  SHALE_BIN_DIR="$SHALE_ROOT/bin"
+else
+  SHALE_ROOT="$(cd "$SHALE_SCRIPT_LIB/../../.." && pwd)"
+  SHALE_PACKAGE=0
+  SHALE_CLASSPATH="$SHALE_ROOT/ops/target/classes:$SHALE_ROOT/ops/target/lib/*"
+  SHALE_CONF_DIR="$SHALE_ROOT/ops/config"
+  SHALE_BIN_DIR="$SHALE_ROOT/ops/bin"
+fi
 SHALE_CALLER_DIR="$PWD"
 
 ops_needs_build() {
+  (( SHALE_PACKAGE )) && return 1 # a release package is built already
   local stamp="$SHALE_ROOT/ops/target/.ops-tools-built"
   [[ -f "$SHALE_ROOT/ops/target/classes/io/shale/ops/cli/Shalectl.class" && -f $stamp ]] || return 0
   compgen -G "$SHALE_ROOT/ops/target/lib/*.jar" > /dev/null || return 0
@@ -50,6 +66,10 @@ ops_build_if_needed() {
 
 ops_revision() {
   # Reports name the engine revision they measured.
+  if (( SHALE_PACKAGE )); then
+    sed -n 's/^commit=//p' "$SHALE_ROOT/RELEASE"
+    return 0
+  fi
   local revision
   revision="$(git -C "$SHALE_ROOT" rev-parse --short HEAD 2> /dev/null || echo unknown)"
   if [[ -n "$(git -C "$SHALE_ROOT" status --porcelain -- storage-engine 2> /dev/null)" ]]; then
@@ -64,7 +84,7 @@ ops_java() {
   # shellcheck disable=SC2086  # JAVA_OPTS is a list of options
   (cd "$SHALE_ROOT" && java ${JAVA_OPTS:-} -Dshale.ops.cwd="$SHALE_CALLER_DIR" \
     -Dshale.ops.revision="$(ops_revision)" \
-    -cp 'ops/target/classes:ops/target/lib/*' "$main_class" "$@")
+    -cp "$SHALE_CLASSPATH" "$main_class" "$@")
 }
 
 run_ops_main() {
@@ -74,5 +94,5 @@ run_ops_main() {
   cd "$SHALE_ROOT"
   # shellcheck disable=SC2086  # JAVA_OPTS is a list of options
   exec java ${JAVA_OPTS:-} -Dshale.ops.cwd="$SHALE_CALLER_DIR" -Dshale.ops.revision="$(ops_revision)" \
-    -cp 'ops/target/classes:ops/target/lib/*' "$main_class" "$@"
+    -cp "$SHALE_CLASSPATH" "$main_class" "$@"
 }

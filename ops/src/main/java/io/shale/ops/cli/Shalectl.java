@@ -23,7 +23,7 @@ import picocli.CommandLine.ScopeType;
 @Command(
     name = "shalectl",
     mixinStandardHelpOptions = true,
-    version = "shalectl 0.1.0",
+    versionProvider = Shalectl.Version.class,
     description = "Reads, writes and administers a Shale cluster.",
     subcommands = {
       KeyCommands.Put.class,
@@ -60,6 +60,14 @@ import picocli.CommandLine.ScopeType;
       "the local cluster of ops/bin/shale-local, whose certificates shalectl then finds itself."
     })
 public final class Shalectl {
+  /** {@code --version}: the version and commit stamped at build time. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      return new String[] {"shalectl " + io.shale.node.server.ReleaseVersion.describe()};
+    }
+  }
+
   static final int OK = 0;
   static final int FAILED = 1;
   static final int USAGE = 2;

@@ -52,6 +52,10 @@ public final class NodeMain {
           overrides.add(args[++i]);
         }
         case "--join" -> join = true;
+        case "--version" -> {
+          System.out.println("shale-node " + ReleaseVersion.describe());
+          return;
+        }
         case "-h", "--help" -> {
           usage(null);
         }
