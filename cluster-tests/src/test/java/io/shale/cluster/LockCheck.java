@@ -89,19 +89,31 @@ final class LockCheck implements AutoCloseable {
       }
     }
     if (session != null) {
-      session.abandon();
+      try {
+        session.close(); // revokes the lease: the lock key goes now, not a TTL later
+      } catch (RuntimeException e) {
+        session.abandon(); // no leader now: the lease expires by itself
+      }
     }
   }
 
   /**
-   * Stops the holders and checks the counter (read after the cluster healed); null when it holds,
-   * else what is wrong.
+   * Stops the holders (waiting for their turns to end and their sessions to close), so that the
+   * cluster's data stops changing: called before the replicas are compared.
    */
-  String problems() throws InterruptedException {
+  void stop() throws InterruptedException {
     stop = true;
     for (Thread t : threads) {
       t.join(120_000);
     }
+  }
+
+  /**
+   * Stops the holders (if {@link #stop} was not called) and checks the counter (read after the
+   * cluster healed); null when it holds, else what is wrong.
+   */
+  String problems() throws InterruptedException {
+    stop();
     Entry e = client.get(counterKey);
     long counter = e == null ? 0 : Long.parseLong(e.valueUtf8());
     if (counter < acknowledged.get() || counter > acknowledged.get() + unknown.get()) {

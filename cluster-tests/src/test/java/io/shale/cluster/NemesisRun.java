@@ -139,8 +139,10 @@ final class NemesisRun {
             healMillis = (System.nanoTime() - healStart) / 1_000_000;
           } finally {
             // Stopped with no leader too: the failed run's cluster and client are replaced, and
-            // clients left running on a closed client would spin on its errors.
+            // clients left running on a closed client would spin on its errors. The lock's
+            // holders stop too, so that the data holds still while the replicas are compared.
             history = new ArrayList<>(load.finish());
+            lock.stop();
           }
         }
       }
