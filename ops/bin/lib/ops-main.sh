@@ -4,6 +4,7 @@
 #   ops_build_if_needed         only the build: mvn -q -pl ops -am package -DskipTests, when the
 #                               build is missing or a pom or main source file is newer than it.
 #   ops_java CLASS ARGS...      runs Java on CLASS (not exec'd), from the repository root.
+#   ops_print_version NAME      prints NAME, the version and the commit, and exits.
 # Environment: JAVA_OPTS (extra JVM options), SHALE_SKIP_BUILD=1 (never build),
 # SHALE_BUILD_PROGRESS=1 (name each module as it builds instead of staying quiet).
 # Relative paths in the arguments are resolved by the program against the caller's directory,
@@ -87,9 +88,18 @@ ops_java() {
     -cp "$SHALE_CLASSPATH" "$main_class" "$@")
 }
 
+ops_print_version() { # NAME: prints "NAME VERSION (commit COMMIT)", as stamped at package time
+  ops_build_if_needed
+  exec java -cp "$SHALE_CLASSPATH" io.shale.node.server.ReleaseVersion "$1"
+}
+
 run_ops_main() {
   local main_class="$1"
   shift
+  # Every script answers --version alike (shalectl and shale-node in Java, the rest here).
+  if [[ ${1:-} == --version && $main_class != io.shale.ops.cli.Shalectl ]]; then
+    ops_print_version "${0##*/}"
+  fi
   ops_build_if_needed
   cd "$SHALE_ROOT"
   # shellcheck disable=SC2086  # JAVA_OPTS is a list of options

@@ -87,6 +87,8 @@ class ReleasePackageIT {
     assertThat(ctlVersion.output()).startsWith("shalectl " + version + " (commit ");
     Result nodeVersion = run(home, 60, "bin/shale-node", "--version");
     assertThat(nodeVersion.output()).startsWith("shale-node " + version + " (commit ");
+    Result localVersion = run(home, 60, "bin/shale-local", "--version");
+    assertThat(localVersion.output()).startsWith("shale-local " + version + " (commit ");
 
     Path data = dir.resolve("data");
     Result up = run(home, 240, "bin/shale-local", "up", "--dir", data.toString(), "--no-demo");

@@ -12,6 +12,11 @@ import java.util.Properties;
 public final class ReleaseVersion {
   private ReleaseVersion() {}
 
+  /** Prints "NAME VERSION (commit COMMIT)" for the scripts' {@code --version}. */
+  public static void main(String[] args) {
+    System.out.println((args.length > 0 ? args[0] + " " : "") + describe());
+  }
+
   /** "VERSION (commit COMMIT)". */
   public static String describe() {
     Properties p = new Properties();
