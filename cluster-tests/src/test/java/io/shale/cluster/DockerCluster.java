@@ -374,6 +374,47 @@ final class DockerCluster implements AutoCloseable {
         .build();
   }
 
+  /**
+   * Waits until the process of every running node answers {@code /health} (it serves its ports; it
+   * may not have caught up yet) and returns how long that took; fails naming the nodes still silent
+   * after {@code timeout}. A container left stopped is not waited for.
+   */
+  long awaitServing(Duration timeout) throws InterruptedException {
+    long start = System.nanoTime();
+    long deadline = start + timeout.toNanos();
+    java.net.http.HttpClient http =
+        java.net.http.HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    List<String> silent = new ArrayList<>(nodes.keySet());
+    while (true) {
+      silent.removeIf(id -> !running(id) || healthy(http, id));
+      if (silent.isEmpty()) {
+        return (System.nanoTime() - start) / 1_000_000;
+      }
+      if (System.nanoTime() - deadline > 0) {
+        throw new AssertionError(
+            "nodes " + silent + " did not answer /health within " + timeout + "; " + statuses());
+      }
+      Thread.sleep(200);
+    }
+  }
+
+  private boolean healthy(java.net.http.HttpClient http, String id) {
+    try {
+      var request =
+          java.net.http.HttpRequest.newBuilder(
+                  java.net.URI.create("http://localhost:" + httpPorts.get(id) + "/health"))
+              .timeout(Duration.ofSeconds(2))
+              .build();
+      return http.send(request, java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode()
+          == 200;
+    } catch (IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
   /** The leader's id, asked of any node that answers, within {@code timeout}; fails if none. */
   String awaitLeader(ShaleClient client, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
@@ -399,7 +440,11 @@ final class DockerCluster implements AutoCloseable {
             + "; last failure: "
             + (last == null ? "none" : String.valueOf(last).replace('\n', ' '))
             + "; nodes: "
-            + statuses().replace('\n', ';'),
+            + statuses().replace('\n', ';')
+            + "\n"
+            + nodes.keySet().stream()
+                .map(id -> id + "'s last replication lines:\n" + replicationLines(id, 8))
+                .collect(java.util.stream.Collectors.joining()),
         last);
   }
 
@@ -698,7 +743,41 @@ final class DockerCluster implements AutoCloseable {
             out.append("  ").append(key).append(": ").append(values).append('\n');
           }
         });
+    // Last, so that the tail of a build's output (all a failure report may keep) holds them.
+    for (String id : nodes.keySet()) {
+      out.append(id).append("'s last replication lines:\n").append(replicationLines(id, 12));
+    }
     return out.toString();
+  }
+
+  /**
+   * The last {@code max} lines of node {@code id}'s log about log replication and snapshot installs
+   * (refused appends, install notifications, fetches, elections): what a lagging replica's state
+   * alone does not tell. Ratis's repeated configuration lines are left out.
+   */
+  String replicationLines(String id, int max) {
+    java.util.Deque<String> last = new java.util.ArrayDeque<>();
+    try {
+      for (String line : logs(id).split("\n")) {
+        boolean relevant =
+            line.contains("nstall")
+                || line.contains("INCONSISTENCY")
+                || line.contains("appendEntries")
+                || line.contains("changeToLeader")
+                || line.contains("changeToFollower")
+                || line.contains("purge")
+                || line.contains("snapshot");
+        if (relevant && !line.contains("set new configuration")) {
+          last.addLast("    " + (line.length() > 300 ? line.substring(0, 300) + "..." : line));
+          if (last.size() > max) {
+            last.removeFirst();
+          }
+        }
+      }
+    } catch (RuntimeException e) {
+      return "    (log unavailable: " + e.getMessage() + ")\n";
+    }
+    return last.isEmpty() ? "    (none)\n" : String.join("\n", last) + "\n";
   }
 
   @Override
