@@ -460,6 +460,21 @@ public final class ShaleClient implements AutoCloseable {
     return leases;
   }
 
+  /**
+   * Takes a backup of the node this client prefers (the leader once known; a client of one endpoint
+   * chooses the node) into the empty directory {@code dir}, sharing unchanged files with the
+   * earlier backup {@code base} (null for a full one). Needs ADMIN. See {@link
+   * io.shale.client.backup.BackupSave}.
+   */
+  public io.shale.client.backup.BackupSave.Result backup(
+      java.nio.file.Path dir,
+      java.nio.file.Path base,
+      io.shale.client.backup.BackupSave.Progress progress)
+      throws java.io.IOException {
+    return io.shale.client.backup.BackupSave.save(
+        endpoints.channel(endpoints.preferred()), dir, base, progress);
+  }
+
   /** Streams this client opened (watches, lease keepers): closed first when the client closes. */
   private final java.util.Set<AutoCloseable> streams =
       java.util.Collections.newSetFromMap(new java.util.WeakHashMap<>());

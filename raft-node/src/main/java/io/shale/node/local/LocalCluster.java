@@ -39,6 +39,7 @@ public final class LocalCluster implements AutoCloseable {
   /** Every node ever configured, members or not, by id. */
   private final Map<String, NodeConfig.Peer> peers = new LinkedHashMap<>();
 
+  private final String clusterName;
   private final RaftGroup group;
   private final RaftProperties properties;
   private final Path dir;
@@ -61,13 +62,28 @@ public final class LocalCluster implements AutoCloseable {
 
   public LocalCluster(Path dir, int size, EngineOptions engineOptions, NodeConfig.RaftSettings raft)
       throws IOException {
-    this(dir, size, engineOptions, raft, true, null);
+    this(dir, size, engineOptions, raft, true, null, "test-cluster");
+  }
+
+  /**
+   * {@code size} nodes of cluster {@code name} (node.cluster), started on whatever their
+   * directories {@code dir/n1...} hold: for example data restored from a backup.
+   */
+  public static LocalCluster named(Path dir, int size, String name) throws IOException {
+    return new LocalCluster(
+        dir, size, EngineOptions.defaults(), NodeConfig.RaftSettings.defaults(), true, null, name);
   }
 
   /** A cluster of {@code size} configured nodes, none started (start them with {@link #start}). */
   public static LocalCluster configuredOnly(Path dir, int size) throws IOException {
     return new LocalCluster(
-        dir, size, EngineOptions.defaults(), NodeConfig.RaftSettings.defaults(), false, null);
+        dir,
+        size,
+        EngineOptions.defaults(),
+        NodeConfig.RaftSettings.defaults(),
+        false,
+        null,
+        "test-cluster");
   }
 
   /**
@@ -88,7 +104,8 @@ public final class LocalCluster implements AutoCloseable {
         engineOptions,
         raft,
         true,
-        CertificateAuthority.create("shale-local-ca", Duration.ofDays(7)));
+        CertificateAuthority.create("shale-local-ca", Duration.ofDays(7)),
+        "test-cluster");
   }
 
   private LocalCluster(
@@ -97,9 +114,11 @@ public final class LocalCluster implements AutoCloseable {
       EngineOptions engineOptions,
       NodeConfig.RaftSettings raft,
       boolean startAll,
-      CertificateAuthority authority)
+      CertificateAuthority authority,
+      String clusterName)
       throws IOException {
     this.dir = dir;
+    this.clusterName = clusterName;
     this.engineOptions = engineOptions;
     this.raft = raft;
     this.authority = authority;
@@ -116,7 +135,7 @@ public final class LocalCluster implements AutoCloseable {
       newPeer("n" + i);
     }
     List<NodeConfig.Peer> members = new ArrayList<>(peers.values());
-    group = ShaleNode.group("test-cluster", members);
+    group = ShaleNode.group(clusterName, members);
     properties = ShaleNode.properties(raft, NodeConfig.Limits.defaults());
     transport = new RaftTransport(properties, authority == null ? null : clientTls());
     if (startAll) {
@@ -183,7 +202,7 @@ public final class LocalCluster implements AutoCloseable {
     }
     return new NodeConfig(
         id,
-        "test-cluster",
+        clusterName,
         dir.resolve(id),
         self.raftAddress(),
         self.apiAddress(),

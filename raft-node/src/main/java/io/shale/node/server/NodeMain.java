@@ -17,6 +17,7 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  *   NodeMain --config FILE [--join] [--set section.key=value ...]
+ *   NodeMain restore --backup DIR --cluster NEW_NAME (--config FILE | --data-dir DIR)
  * </pre>
  *
  * {@code --join} starts a node that is not yet a member and waits to be added. Prints {@code live
@@ -34,6 +35,10 @@ public final class NodeMain {
     long startedAt =
         System.nanoTime()
             - TimeUnit.MILLISECONDS.toNanos(ManagementFactory.getRuntimeMXBean().getUptime());
+    if (args.length > 0 && args[0].equals("restore")) {
+      System.exit(restore(args));
+      return;
+    }
     Path config = null;
     boolean join = false;
     List<String> overrides = new ArrayList<>();
@@ -156,6 +161,61 @@ public final class NodeMain {
 
   /** How often the node checks whether it has caught up before it says "ready". */
   private static final long READY_POLL_MILLIS = 50;
+
+  /**
+   * {@code shale-node restore --backup DIR --cluster NAME (--config FILE | --data-dir DIR)}: seeds
+   * an empty data directory of a new cluster named NAME from a backup ({@link Restore}).
+   */
+  private static int restore(String[] args) {
+    Path backup = null;
+    Path dataDir = null;
+    Path config = null;
+    String cluster = null;
+    Path cwd = Paths.get(System.getProperty("shale.ops.cwd", "."));
+    for (int i = 1; i + 1 < args.length; i += 2) {
+      switch (args[i]) {
+        case "--backup" -> backup = cwd.resolve(args[i + 1]);
+        case "--data-dir" -> dataDir = cwd.resolve(args[i + 1]);
+        case "--config" -> config = cwd.resolve(args[i + 1]);
+        case "--cluster" -> cluster = args[i + 1];
+        default -> {
+          LOG.error("unknown restore argument '{}'", args[i]);
+          return 2;
+        }
+      }
+    }
+    if (args.length % 2 == 0
+        || backup == null
+        || cluster == null
+        || (dataDir == null) == (config == null)) {
+      System.out.println(
+          "usage: shale-node restore --backup DIR --cluster NEW_NAME"
+              + " (--config FILE | --data-dir DIR)");
+      return 2;
+    }
+    try {
+      if (config != null) {
+        dataDir = NodeConfig.load(config, List.of()).dataDir();
+      }
+      var m = Restore.restore(backup, dataDir, cluster);
+      System.out.printf(
+          "restored backup of cluster %s (node %s, index %d, term %d, %d files, %d bytes) into %s"
+              + " as cluster %s; start every node of the new cluster with node.cluster = \"%s\"%n",
+          m.cluster(),
+          m.node(),
+          m.index(),
+          m.term(),
+          m.files().size(),
+          m.bytes(),
+          dataDir,
+          cluster,
+          cluster);
+      return 0;
+    } catch (IllegalArgumentException | java.io.IOException e) {
+      LOG.error("restore failed: {}", e.getMessage());
+      return 1;
+    }
+  }
 
   private static void usage(String problem) {
     if (problem != null) {

@@ -11,6 +11,7 @@ import io.shale.engine.Engine;
 import io.shale.engine.concurrent.DaemonThreads;
 import io.shale.engine.pressure.WritePressure;
 import io.shale.node.api.AuthService;
+import io.shale.node.api.BackupService;
 import io.shale.node.api.CallRunner;
 import io.shale.node.api.ClusterService;
 import io.shale.node.api.GroupCommit;
@@ -267,6 +268,7 @@ public final class ShaleNode implements AutoCloseable {
   public static ShaleNode start(NodeConfig config, boolean join, Consumer<String> onDivisionLost)
       throws IOException {
     long t0 = System.nanoTime();
+    ClusterIdentity.claim(config.dataDir(), config.cluster());
     RaftGroup group = group(config.cluster(), config.peers());
     RaftProperties shared = properties(config.raft(), config.limits());
     PeerTls peerTls = peerTls(config);
@@ -549,6 +551,9 @@ public final class ShaleNode implements AutoCloseable {
             .addService(ServerInterceptors.intercept(auth, guard))
             .addService(ServerInterceptors.intercept(watch, guard))
             .addService(ServerInterceptors.intercept(leaseService, guard))
+            .addService(
+                ServerInterceptors.intercept(
+                    new BackupService(stateMachine, division, config.cluster()), guard))
             .maxInboundMessageSize(config.limits().maxMessageBytes())
             .executor(apiExecutor)
             .build()

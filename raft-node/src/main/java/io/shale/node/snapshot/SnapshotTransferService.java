@@ -16,6 +16,7 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 
 /**
  * The leader's side of a snapshot transfer: names the files of a checkpoint and streams them.
@@ -83,7 +84,26 @@ public final class SnapshotTransferService extends SnapshotTransferGrpc.Snapshot
 
   @Override
   public void fetch(FetchRequest request, StreamObserver<FileChunk> out) {
-    CheckpointStore.Checkpoint c = store.use(request.getTransfer());
+    stream(
+        store,
+        request.getTransfer(),
+        request.getName(),
+        out,
+        data -> FileChunk.newBuilder().setData(data).build());
+  }
+
+  /**
+   * Streams file {@code name} of transfer {@code transfer}'s checkpoint to {@code out} in chunks of
+   * {@link #CHUNK_BYTES}, each wrapped by {@code chunk}, renewing the transfer's lease as it goes;
+   * NOT_FOUND for a transfer that lapsed or a name outside the checkpoint.
+   */
+  public static <T> void stream(
+      CheckpointStore store,
+      long transfer,
+      String name,
+      StreamObserver<T> out,
+      Function<ByteString, T> chunk) {
+    CheckpointStore.Checkpoint c = store.use(transfer);
     if (c == null) {
       out.onError(
           Status.NOT_FOUND
@@ -91,7 +111,6 @@ public final class SnapshotTransferService extends SnapshotTransferGrpc.Snapshot
               .asException());
       return;
     }
-    String name = request.getName();
     Path file = c.directory().resolve(name).normalize();
     if (name.contains("/") || !file.getParent().equals(c.directory()) || !Files.exists(file)) {
       out.onError(
@@ -103,8 +122,8 @@ public final class SnapshotTransferService extends SnapshotTransferGrpc.Snapshot
     try (InputStream in = Files.newInputStream(file)) {
       byte[] buf = new byte[CHUNK_BYTES];
       for (int n; (n = in.readNBytes(buf, 0, buf.length)) > 0; ) {
-        out.onNext(FileChunk.newBuilder().setData(ByteString.copyFrom(buf, 0, n)).build());
-        store.use(request.getTransfer());
+        out.onNext(chunk.apply(ByteString.copyFrom(buf, 0, n)));
+        store.use(transfer);
       }
       out.onCompleted();
     } catch (IOException e) {
