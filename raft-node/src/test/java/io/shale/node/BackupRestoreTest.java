@@ -37,6 +37,10 @@ class BackupRestoreTest extends ThreeNodeClusterTest {
 
   @Test
   void aBackupTakenUnderWritesRestoresExactlyItsIndex() throws Exception {
+    // A term above 1, as in any cluster that has lived: the restored cluster's Raft log starts
+    // after entries of that term.
+    String leader = cluster.leader();
+    client.cluster().transferLeadership(leader.equals("n1") ? "n2" : "n1");
     AtomicBoolean stop = new AtomicBoolean();
     AtomicInteger acked = new AtomicInteger();
     Thread writer =
@@ -61,6 +65,7 @@ class BackupRestoreTest extends ThreeNodeClusterTest {
 
     BackupManifest m = r.manifest();
     assertThat(m.cluster()).isEqualTo("test-cluster");
+    assertThat(m.term()).isGreaterThan(1);
     assertThat(r.filesFetched()).isEqualTo(m.files().size());
     assertThat(progress).isNotEmpty();
     assertThat(progress.get(progress.size() - 1)[0]).isEqualTo(m.files().size());

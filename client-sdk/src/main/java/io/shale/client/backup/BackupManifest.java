@@ -31,7 +31,7 @@ public record BackupManifest(
   public static final String FILES = "files";
 
   /** Bytes per block checksum. */
-  public static final int BLOCK_BYTES = 1 << 20;
+  public static final int BLOCK_BYTES = 1 << 16;
 
   private static final String MAGIC = "shale-backup";
   private static final int VERSION = 1;

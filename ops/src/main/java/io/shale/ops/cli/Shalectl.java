@@ -34,6 +34,7 @@ import picocli.CommandLine.ScopeType;
       KeyCommands.TxnCommand.class,
       KeyCommands.WatchCommand.class,
       LeaseCommands.class,
+      BackupCommands.class,
       ClusterCommands.Status.class,
       ClusterCommands.MemberCommands.class,
       ClusterCommands.LeaderCommands.class,
@@ -134,9 +135,18 @@ public final class Shalectl {
 
   /** A client for the command line's endpoints; the caller closes it. */
   ShaleClient client() {
+    return client(null);
+  }
+
+  /**
+   * A client of {@code only} (one node's API address), or of the command line's endpoints when
+   * null, with the command line's TLS and credentials; the caller closes it.
+   */
+  ShaleClient client(String only) {
     String fromEnv = System.getenv("SHALE_ENDPOINTS");
     String e = endpoints != null ? endpoints : fromEnv != null ? fromEnv : DEFAULT_ENDPOINTS;
-    ShaleClient.Builder b = ShaleClient.builder().endpoints(e).deadline(duration(deadline));
+    ShaleClient.Builder b =
+        ShaleClient.builder().endpoints(only != null ? only : e).deadline(duration(deadline));
     Path dir = tlsDirectory(endpoints == null && fromEnv == null);
     String password = password();
     if (dir != null) {

@@ -68,6 +68,9 @@ import org.apache.ratis.util.LifeCycle;
  */
 public final class ShaleStateMachine extends BaseStateMachine
     implements StateMachine.FollowerEventApi {
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(ShaleStateMachine.class);
+
   private final Path engineDir;
   private final EngineOptions options;
   private final MeterRegistry registry;
@@ -160,6 +163,7 @@ public final class ShaleStateMachine extends BaseStateMachine
               staged.recover(); // at start only: a fetch may be staging while a reload runs
               openEngine();
             });
+    raiseTermToApplied(storage);
     Duration electionMax =
         Duration.ofMillis(
             RaftServerConfigKeys.Rpc.timeoutMax(server.getProperties())
@@ -168,6 +172,33 @@ public final class ShaleStateMachine extends BaseStateMachine
     Duration wait =
         Duration.ofSeconds(3).compareTo(twoElections) > 0 ? Duration.ofSeconds(3) : twoElections;
     strandedInstalls.start(() -> getServer().getNow(null), getGroupId(), getId(), wait);
+  }
+
+  /**
+   * Raises the Raft term persisted in {@code storage} to the term of the last applied entry when it
+   * is lower: only on a data directory restored from a backup, whose engine holds entries of term T
+   * while Ratis starts a fresh log at term 0. Ratis would otherwise elect a leader of term 1 whose
+   * first entry, (1, I + 1), sorts below the applied (T, I), and every replica would stop on it.
+   * Raising a term and clearing the vote is what any Raft server does on seeing a newer term.
+   */
+  private void raiseTermToApplied(RaftStorage storage) throws IOException {
+    TermIndex applied = getLastAppliedTermIndex();
+    if (applied == null) {
+      return;
+    }
+    var metadata = storage.getMetadataFile().getMetadata();
+    if (metadata.getTerm() < applied.getTerm()) {
+      LOG.info(
+          "{}: Raft term {} is below the applied entry's {} (a restored backup): raised to it",
+          getId(),
+          metadata.getTerm(),
+          applied.getTerm());
+      storage
+          .getMetadataFile()
+          .persist(
+              org.apache.ratis.server.storage.RaftStorageMetadata.valueOf(
+                  applied.getTerm(), org.apache.ratis.protocol.RaftPeerId.valueOf("")));
+    }
   }
 
   private void openEngine() throws IOException {
