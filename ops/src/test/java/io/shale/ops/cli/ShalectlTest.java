@@ -295,6 +295,89 @@ class ShalectlTest {
   }
 
   @Test
+  void backupSaveIncrementalVerifyAndRestore() throws Exception {
+    for (int i = 0; i < 50; i++) {
+      assertThat(run("put", "bk/" + i, "v" + i).code()).isZero();
+    }
+    Path full = dir.resolve("full");
+    Result saved = run("backup", "save", full.toString());
+    assertThat(saved.code()).as(saved.err()).isZero();
+    assertThat(saved.out()).startsWith("backup of cluster test-cluster taken on n");
+    assertThat(saved.err()).contains("files,").contains(" of ");
+    assertThat(run("put", "bk/late", "x").code()).isZero();
+    Path incremental = dir.resolve("incremental");
+    Result json =
+        run(
+            "backup",
+            "save",
+            incremental.toString(),
+            "--incremental",
+            full.toString(),
+            "--node",
+            "n2",
+            "-o",
+            "json");
+    assertThat(json.code()).as(json.err()).isZero();
+    assertThat(json.out()).contains("\"node\":\"n2\"").contains("\"files_fetched\":");
+    assertThat(run("backup", "verify", incremental.toString()).out())
+        .contains("verified")
+        .contains("every byte as its manifest says");
+
+    Path restored = dir.resolve("data-n1");
+    Result r =
+        run(
+            "backup",
+            "restore",
+            incremental.toString(),
+            "--data-dir",
+            restored.toString(),
+            "--cluster",
+            "test-cluster");
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.err()).contains("needs a new name");
+    r =
+        run(
+            "backup",
+            "restore",
+            incremental.toString(),
+            "--data-dir",
+            restored.toString(),
+            "--cluster",
+            "copy");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("as a node of cluster copy");
+    assertThat(Files.list(restored.resolve("engine")).count()).isPositive();
+    r =
+        run(
+            "backup",
+            "restore",
+            incremental.toString(),
+            "--data-dir",
+            restored.toString(),
+            "--cluster",
+            "copy");
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.err()).contains("not empty");
+
+    // One byte of the manifest's first listed file, flipped: named with its file and offset.
+    String first =
+        Files.readAllLines(incremental.resolve("BACKUP")).stream()
+            .filter(l -> l.startsWith("file "))
+            .findFirst()
+            .orElseThrow()
+            .split(" ")[1];
+    Path damaged = incremental.resolve("files").resolve(first);
+    byte[] bytes = Files.readAllBytes(damaged);
+    Files.delete(damaged); // a hard link shared with the full backup: damage this copy only
+    bytes[bytes.length / 2] ^= 1;
+    Files.write(damaged, bytes);
+    Result bad = run("backup", "verify", incremental.toString());
+    assertThat(bad.code()).isEqualTo(1);
+    assertThat(bad.err()).contains("backup damaged: ").contains(first).contains("at offset ");
+    assertThat(run("backup", "verify", full.toString()).code()).isZero();
+  }
+
+  @Test
   void anUnreachableClusterIsExitCode5() {
     CommandLine cl = Shalectl.commandLine();
     StringWriter err = new StringWriter();
