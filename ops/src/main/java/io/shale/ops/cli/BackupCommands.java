@@ -45,7 +45,13 @@ final class BackupCommands {
     @Parameters(index = "0", paramLabel = "DIR")
     Path dir;
 
-    @Option(names = "--node", paramLabel = "ID", description = "Take it on this node.")
+    @Option(
+        names = "--node",
+        paramLabel = "ID",
+        description =
+            "Take it on this node, reached at its API address as the cluster knows it (where"
+                + " that is not reachable from here, e.g. docker-compose, give that node's"
+                + " endpoint alone with --endpoints instead).")
     String node;
 
     @Option(
@@ -56,39 +62,40 @@ final class BackupCommands {
 
     @Override
     int run(ShaleClient client, Output out) throws Exception {
-      String target = node;
-      if (target == null) {
-        target = client.cluster().members().leaderId();
-      }
+      // Without --node, the node the client prefers (the leader once known), through the
+      // command's endpoints; with it, the member's API address as the cluster knows it.
       String address = null;
-      for (Member m : client.cluster().members().members()) {
-        if (m.id().equals(target)) {
-          address = m.apiAddress();
+      if (node != null) {
+        for (Member m : client.cluster().members().members()) {
+          if (m.id().equals(node)) {
+            address = m.apiAddress();
+          }
         }
-      }
-      if (address == null) {
-        err().println("no member " + target + " (members: " + client.cluster().members() + ")");
-        return Shalectl.USAGE;
+        if (address == null) {
+          err().println("no member " + node + " (members: " + client.cluster().members() + ")");
+          return Shalectl.USAGE;
+        }
       }
       Path to = local(dir);
       long[] lastShown = {0};
       BackupSave.Result r;
-      try (ShaleClient one = root().client(address)) {
+      try (ShaleClient one = address == null ? null : root().client(address)) {
         r =
-            one.backup(
-                to,
-                base == null ? null : local(base),
-                (files, of, bytes, ofBytes) -> {
-                  long now = System.nanoTime();
-                  if (files == of || now - lastShown[0] > 1_000_000_000L) {
-                    lastShown[0] = now;
-                    err()
-                        .printf(
-                            "backup: %d of %d files, %s of %s%n",
-                            files, of, Output.bytes(bytes), Output.bytes(ofBytes));
-                    err().flush();
-                  }
-                });
+            (one == null ? client : one)
+                .backup(
+                    to,
+                    base == null ? null : local(base),
+                    (files, of, bytes, ofBytes) -> {
+                      long now = System.nanoTime();
+                      if (files == of || now - lastShown[0] > 1_000_000_000L) {
+                        lastShown[0] = now;
+                        err()
+                            .printf(
+                                "backup: %d of %d files, %s of %s%n",
+                                files, of, Output.bytes(bytes), Output.bytes(ofBytes));
+                        err().flush();
+                      }
+                    });
       }
       BackupManifest m = r.manifest();
       if (out.json()) {

@@ -35,6 +35,13 @@ public final class StatusMapper {
   public StatusMapper(String self, MeterRegistry registry) {
     this.self = self;
     this.registry = registry;
+    // At 0 from the start, for every cause this node can report about itself, so that the
+    // dashboard and the ShaleWriteThrottlingSustained alert have a series before any refusal.
+    for (String cause :
+        java.util.List.of(
+            "L0_FILES", "PENDING_COMPACTION_BYTES", "MEMTABLES", "RAFT_PENDING_REQUESTS")) {
+      registry.counter("shale.writes.throttled", "node", self, "cause", cause);
+    }
   }
 
   /** Whether {@code e} or one of its causes is a {@code type}. */

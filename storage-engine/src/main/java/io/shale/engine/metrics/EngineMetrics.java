@@ -76,6 +76,14 @@ public final class EngineMetrics {
   public EngineMetrics(MeterRegistry registry, int numLevels) {
     this.registry = registry;
     this.numLevels = numLevels;
+    // Registered at start, at 0, for every cause: a query or alert on them answers from the first
+    // scrape instead of only after the first refusal.
+    for (io.shale.engine.pressure.WritePressure.Cause c :
+        io.shale.engine.pressure.WritePressure.Cause.values()) {
+      if (c != io.shale.engine.pressure.WritePressure.Cause.NONE) {
+        Counter.builder("lsm.write.throttled").tag("cause", c.name()).register(registry);
+      }
+    }
     bloomChecks = new Counter[numLevels];
     bloomUseful = new Counter[numLevels];
     bloomFalsePositives = new Counter[numLevels];
