@@ -17,8 +17,9 @@ while (( $# )); do
 done
 say() { printf 'build-base-image: %s\n' "$*"; }
 
-command -v docker > /dev/null || { say "docker is not installed (apt-get install docker.io)"; exit 1; }
-docker info > /dev/null 2>&1 || { say "no Docker engine answers (start dockerd)"; exit 1; }
+# shellcheck source=lib/debootstrap-image.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/debootstrap-image.sh"
+image_checks
 if (( ! FORCE )) && docker image inspect "$TAG" > /dev/null 2>&1; then
   # iptables is there for the partition faults of the nemesis tests (cluster-tests); an image
   # built before it was added is rebuilt.
@@ -28,18 +29,9 @@ if (( ! FORCE )) && docker image inspect "$TAG" > /dev/null 2>&1; then
   fi
   say "$TAG exists but has no iptables (needed by the partition tests): rebuilding"
 fi
-command -v debootstrap > /dev/null || { say "debootstrap is not installed (apt-get install debootstrap)"; exit 1; }
-[[ $(id -u) -eq 0 ]] || { say "debootstrap needs root"; exit 1; }
+image_requirements
 
-# The mirror apt uses here (deb822 sources first, then the classic list).
-MIRROR=""
-if [[ -f /etc/apt/sources.list.d/debian.sources ]]; then
-  MIRROR="$(sed -nE 's/^URIs:[[:space:]]*([^[:space:]]+).*/\1/p' /etc/apt/sources.list.d/debian.sources | head -1)"
-fi
-if [[ -z $MIRROR && -f /etc/apt/sources.list ]]; then
-  MIRROR="$(sed -nE 's/^deb[[:space:]]+(\[[^]]*\][[:space:]]+)?([^[:space:]]+)[[:space:]]+[a-z]+[[:space:]]+main.*/\2/p' /etc/apt/sources.list | head -1)"
-fi
-MIRROR="${MIRROR:-http://deb.debian.org/debian}"
+MIRROR="$(debian_mirror)"
 
 ROOTFS="$(mktemp -d /tmp/shale-jre17-rootfs.XXXXXX)"
 trap 'rm -rf "$ROOTFS"' EXIT

@@ -18,23 +18,16 @@ while (( $# )); do
 done
 say() { printf 'build-prometheus-image: %s\n' "$*"; }
 
-command -v docker > /dev/null || { say "docker is not installed (apt-get install docker.io)"; exit 1; }
-docker info > /dev/null 2>&1 || { say "no Docker engine answers (start dockerd)"; exit 1; }
+# shellcheck source=lib/debootstrap-image.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/debootstrap-image.sh"
+image_checks
 if (( ! FORCE )) && docker image inspect "$TAG" > /dev/null 2>&1; then
   say "$TAG exists; nothing to do (--force rebuilds)"
   exit 0
 fi
-command -v debootstrap > /dev/null || { say "debootstrap is not installed (apt-get install debootstrap)"; exit 1; }
-[[ $(id -u) -eq 0 ]] || { say "debootstrap needs root"; exit 1; }
+image_requirements
 
-MIRROR=""
-if [[ -f /etc/apt/sources.list.d/debian.sources ]]; then
-  MIRROR="$(sed -nE 's/^URIs:[[:space:]]*([^[:space:]]+).*/\1/p' /etc/apt/sources.list.d/debian.sources | head -1)"
-fi
-if [[ -z $MIRROR && -f /etc/apt/sources.list ]]; then
-  MIRROR="$(sed -nE 's/^deb[[:space:]]+(\[[^]]*\][[:space:]]+)?([^[:space:]]+)[[:space:]]+[a-z]+[[:space:]]+main.*/\2/p' /etc/apt/sources.list | head -1)"
-fi
-MIRROR="${MIRROR:-http://deb.debian.org/debian}"
+MIRROR="$(debian_mirror)"
 
 ROOTFS="$(mktemp -d /tmp/shale-prometheus-rootfs.XXXXXX)"
 trap 'rm -rf "$ROOTFS"' EXIT

@@ -91,11 +91,7 @@ class BackupRestoreTest extends ThreeNodeClusterTest {
     assertThat(expected.size()).isGreaterThanOrEqualTo(ackedBeforeBackup);
     assertThat(after).as("keys written after the backup's index").isPositive();
 
-    Path restored = dir.resolve("restored");
-    for (String id : List.of("n1", "n2", "n3")) {
-      Restore.restore(dir.resolve("backup"), restored.resolve(id), "restored-cluster");
-    }
-    try (LocalCluster fresh = LocalCluster.named(restored, 3, "restored-cluster");
+    try (LocalCluster fresh = restoreThreeNodes(dir.resolve("backup"), "restored-cluster");
         ShaleClient c = clientOf(fresh)) {
       fresh.leader();
       assertThat(contents(c)).isEqualTo(expected);
@@ -132,11 +128,7 @@ class BackupRestoreTest extends ThreeNodeClusterTest {
     assertThat(full.filesLinked()).isZero();
 
     Map<String, String> expected = contents(client);
-    Path restored = dir.resolve("restored");
-    for (String id : List.of("n1", "n2", "n3")) {
-      Restore.restore(dir.resolve("b3"), restored.resolve(id), "from-b3");
-    }
-    try (LocalCluster fresh = LocalCluster.named(restored, 3, "from-b3");
+    try (LocalCluster fresh = restoreThreeNodes(dir.resolve("b3"), "from-b3");
         ShaleClient c = clientOf(fresh)) {
       fresh.leader();
       Map<String, String> got = contents(c);
@@ -206,6 +198,15 @@ class BackupRestoreTest extends ThreeNodeClusterTest {
     // And the original cluster goes on, unaffected.
     client.put("k2", "v2");
     assertThat(client.get("k2").valueUtf8()).isEqualTo("v2");
+  }
+
+  /** A 3-node cluster named {@code name}, every node restored from {@code backup}, started. */
+  private LocalCluster restoreThreeNodes(Path backup, String name) throws Exception {
+    Path restored = dir.resolve("restored-" + name);
+    for (String id : List.of("n1", "n2", "n3")) {
+      Restore.restore(backup, restored.resolve(id), name);
+    }
+    return LocalCluster.named(restored, 3, name);
   }
 
   private static String key(int i) {

@@ -119,11 +119,11 @@ public final class ShaleYcsbClient extends DB {
   public Status update(String table, String key, Map<String, ByteIterator> values) {
     try {
       Entry e = client.get(key(table, key));
-      Map<String, byte[]> merged =
-          e == null ? new LinkedHashMap<>() : new LinkedHashMap<>(YcsbRecord.decode(e.value()));
-      values.forEach((f, v) -> merged.put(f, v.toArray()));
-      client.put(key(table, key).getBytes(StandardCharsets.UTF_8), YcsbRecord.encode(merged));
-      return Status.OK;
+      return write(
+          table,
+          key,
+          e == null ? new LinkedHashMap<>() : new LinkedHashMap<>(YcsbRecord.decode(e.value())),
+          values);
     } catch (ShaleException | IllegalArgumentException e) {
       return Status.ERROR;
     }
@@ -131,10 +131,15 @@ public final class ShaleYcsbClient extends DB {
 
   @Override
   public Status insert(String table, String key, Map<String, ByteIterator> values) {
+    return write(table, key, new LinkedHashMap<>(), values);
+  }
+
+  /** Puts {@code record} with {@code values} laid over it. */
+  private Status write(
+      String table, String key, Map<String, byte[]> record, Map<String, ByteIterator> values) {
     try {
-      Map<String, byte[]> fields = new LinkedHashMap<>();
-      values.forEach((f, v) -> fields.put(f, v.toArray()));
-      client.put(key(table, key).getBytes(StandardCharsets.UTF_8), YcsbRecord.encode(fields));
+      values.forEach((f, v) -> record.put(f, v.toArray()));
+      client.put(key(table, key).getBytes(StandardCharsets.UTF_8), YcsbRecord.encode(record));
       return Status.OK;
     } catch (ShaleException e) {
       return Status.ERROR;

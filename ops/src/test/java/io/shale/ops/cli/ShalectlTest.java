@@ -324,38 +324,14 @@ class ShalectlTest {
         .contains("every byte as its manifest says");
 
     Path restored = dir.resolve("data-n1");
-    Result r =
-        run(
-            "backup",
-            "restore",
-            incremental.toString(),
-            "--data-dir",
-            restored.toString(),
-            "--cluster",
-            "test-cluster");
+    Result r = restore(incremental, restored, "test-cluster");
     assertThat(r.code()).isEqualTo(1);
     assertThat(r.err()).contains("needs a new name");
-    r =
-        run(
-            "backup",
-            "restore",
-            incremental.toString(),
-            "--data-dir",
-            restored.toString(),
-            "--cluster",
-            "copy");
+    r = restore(incremental, restored, "copy");
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out()).contains("as a node of cluster copy");
     assertThat(Files.list(restored.resolve("engine")).count()).isPositive();
-    r =
-        run(
-            "backup",
-            "restore",
-            incremental.toString(),
-            "--data-dir",
-            restored.toString(),
-            "--cluster",
-            "copy");
+    r = restore(incremental, restored, "copy");
     assertThat(r.code()).isEqualTo(1);
     assertThat(r.err()).contains("not empty");
 
@@ -375,6 +351,17 @@ class ShalectlTest {
     assertThat(bad.code()).isEqualTo(1);
     assertThat(bad.err()).contains("backup damaged: ").contains(first).contains("at offset ");
     assertThat(run("backup", "verify", full.toString()).code()).isZero();
+  }
+
+  private static Result restore(Path backup, Path dataDir, String cluster) {
+    return run(
+        "backup",
+        "restore",
+        backup.toString(),
+        "--data-dir",
+        dataDir.toString(),
+        "--cluster",
+        cluster);
   }
 
   @Test
