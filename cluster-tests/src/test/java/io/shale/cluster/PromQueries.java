@@ -3,7 +3,6 @@ package io.shale.cluster;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -85,10 +84,5 @@ final class PromQueries {
       }
     }
     return expr;
-  }
-
-  /** The names of {@link #all} for a message. */
-  static List<String> names(Map<String, String> queries) {
-    return new ArrayList<>(queries.keySet());
   }
 }

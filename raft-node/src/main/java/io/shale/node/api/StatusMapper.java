@@ -5,6 +5,7 @@ import io.grpc.Status;
 import io.grpc.StatusException;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.shale.client.ErrorTrailers;
+import io.shale.engine.pressure.WritePressure;
 import io.shale.node.pressure.WriteThrottledByReplica;
 import java.time.Duration;
 import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
@@ -26,6 +27,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class StatusMapper {
   private static final Logger LOG = LoggerFactory.getLogger(StatusMapper.class);
+
+  /** The throttling cause when Ratis's own pending-request limits refuse a write. */
+  static final String RAFT_PENDING_REQUESTS = "RAFT_PENDING_REQUESTS";
+
   private final String self;
   private final MeterRegistry registry;
 
@@ -37,11 +42,12 @@ public final class StatusMapper {
     this.registry = registry;
     // At 0 from the start, for every cause this node can report about itself, so that the
     // dashboard and the ShaleWriteThrottlingSustained alert have a series before any refusal.
-    for (String cause :
-        java.util.List.of(
-            "L0_FILES", "PENDING_COMPACTION_BYTES", "MEMTABLES", "RAFT_PENDING_REQUESTS")) {
-      registry.counter("shale.writes.throttled", "node", self, "cause", cause);
+    for (WritePressure.Cause cause : WritePressure.Cause.values()) {
+      if (cause != WritePressure.Cause.NONE) {
+        registry.counter("shale.writes.throttled", "node", self, "cause", cause.name());
+      }
     }
+    registry.counter("shale.writes.throttled", "node", self, "cause", RAFT_PENDING_REQUESTS);
   }
 
   /** Whether {@code e} or one of its causes is a {@code type}. */
@@ -87,11 +93,11 @@ public final class StatusMapper {
     }
     if (causedBy(e, ResourceUnavailableException.class)) {
       registry
-          .counter("shale.writes.throttled", "node", self, "cause", "RAFT_PENDING_REQUESTS")
+          .counter("shale.writes.throttled", "node", self, "cause", RAFT_PENDING_REQUESTS)
           .increment();
       return throttled(
           self,
-          "RAFT_PENDING_REQUESTS",
+          RAFT_PENDING_REQUESTS,
           100,
           "WriteThrottled: the leader's "
               + "pending requests are full ("
