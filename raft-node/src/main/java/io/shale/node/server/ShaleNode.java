@@ -31,6 +31,7 @@ import io.shale.node.pressure.WriteAdmission;
 import io.shale.node.ratis.DivisionWatch;
 import io.shale.node.ratis.ForwardingClient;
 import io.shale.node.ratis.LeftoverSenders;
+import io.shale.node.ratis.PromptCommitRpc;
 import io.shale.node.ratis.RaftRecipientCheck;
 import io.shale.node.snapshot.LogSizeSnapshots;
 import io.shale.node.snapshot.SnapshotTransferService;
@@ -55,6 +56,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.Parameters;
@@ -133,6 +135,8 @@ public final class ShaleNode implements AutoCloseable {
    */
   public static RaftProperties properties(NodeConfig.RaftSettings s, NodeConfig.Limits limits) {
     RaftProperties p = new RaftProperties();
+    // gRPC, with a leader that tells followers of each commit at once (PromptCommitAppender).
+    RaftConfigKeys.Rpc.setType(p, new PromptCommitRpc());
     RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
     RaftServerConfigKeys.Read.setLeaderLeaseEnabled(p, s.leaseReads());
     long min = s.electionTimeout().toMillis();
