@@ -24,7 +24,7 @@
  *       io.shale.node.ratis.PromptCommitRpc}): Ratis's leader tells a follower of a commit only
  *       with the next entry or heartbeat, so with sparse writes followers applied, answered reads
  *       and delivered watch events up to half an election timeout late; the leader now sends the
- *       commit index at once ({@code PromptCommitAppenderTest};
+ *       commit index within {@code raft.commit_update_delay} ({@code PromptCommitAppenderTest};
  *       docs/upstream/ratis-commit-waits-for-heartbeat.md).
  * </ul>
  *

@@ -56,7 +56,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.Parameters;
@@ -135,8 +134,8 @@ public final class ShaleNode implements AutoCloseable {
    */
   public static RaftProperties properties(NodeConfig.RaftSettings s, NodeConfig.Limits limits) {
     RaftProperties p = new RaftProperties();
-    // gRPC, with a leader that tells followers of each commit at once (PromptCommitAppender).
-    RaftConfigKeys.Rpc.setType(p, new PromptCommitRpc());
+    // gRPC, with a leader that tells followers of each commit promptly (PromptCommitAppender).
+    PromptCommitRpc.install(p, s.commitUpdateDelay());
     RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
     RaftServerConfigKeys.Read.setLeaderLeaseEnabled(p, s.leaseReads());
     long min = s.electionTimeout().toMillis();

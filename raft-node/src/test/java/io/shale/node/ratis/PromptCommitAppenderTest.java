@@ -12,6 +12,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.apache.ratis.metrics.MetricRegistries;
+import org.apache.ratis.metrics.MetricRegistryInfo;
+import org.apache.ratis.metrics.RatisMetricRegistry;
+import org.apache.ratis.metrics.impl.RatisMetricRegistryImpl;
+import org.apache.ratis.thirdparty.com.codahale.metrics.Counter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
@@ -19,7 +24,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Followers hear of each commit from the leader at once, not at its next heartbeat: with a 4 s
  * election timeout Ratis's heartbeats come every 2 s, so a follower left to learn of a sparse
- * write's commit from them would apply it about 2 s after the write was acknowledged.
+ * write's commit from them would apply it about 2 s after the write was acknowledged. The updates
+ * are bounded: one per write and follower at most.
  */
 class PromptCommitAppenderTest {
   @TempDir Path dir;
@@ -46,7 +52,10 @@ class PromptCommitAppenderTest {
       List<String> followers = cluster.running().stream().filter(id -> !id.equals(leader)).toList();
       client.put("warm", "up");
       List<Long> lagsMillis = new ArrayList<>();
-      for (int i = 0; i < 7; i++) {
+      long heartbeatsBefore = heartbeatsSentBy(leader);
+      long started = System.nanoTime();
+      int writes = 7;
+      for (int i = 0; i < writes; i++) {
         // Acknowledged once the leader has applied it; no other write follows.
         client.put("k" + i, "v" + i);
         long acknowledged = System.nanoTime();
@@ -58,6 +67,13 @@ class PromptCommitAppenderTest {
         }
         lagsMillis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - acknowledged));
       }
+      long heartbeats = heartbeatsSentBy(leader) - heartbeatsBefore;
+      long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started) + 1;
+      // One commit update per write and follower at most, besides Ratis's periodic heartbeats (at
+      // most one a second per follower with a 4 s timeout): never a stream of them.
+      assertThat(heartbeats)
+          .as("empty appends the leader sent during %d writes in %d s", writes, seconds)
+          .isBetween((long) writes, 2L * writes + 2 * (seconds + 1));
       LoggerFactory.getLogger(PromptCommitAppenderTest.class)
           .info("ms from acknowledgement to both followers applying: {}", lagsMillis);
       List<Long> sorted = lagsMillis.stream().sorted().toList();
@@ -68,6 +84,26 @@ class PromptCommitAppenderTest {
           .isLessThan(300);
       assertThat(sorted.get(sorted.size() - 1)).as("slowest, ms: %s", lagsMillis).isLessThan(2000);
     }
+  }
+
+  /** Empty appends (heartbeats) node {@code id} has sent as leader, from Ratis's own counter. */
+  private static long heartbeatsSentBy(String id) {
+    long sent = 0;
+    for (RatisMetricRegistry r : MetricRegistries.global().getMetricRegistries()) {
+      MetricRegistryInfo info = r.getMetricRegistryInfo();
+      if (!(r instanceof RatisMetricRegistryImpl impl)
+          || !"ratis_grpc".equals(info.getApplicationName())
+          || !"log_appender".equals(info.getMetricsComponentName())
+          || !info.getPrefix().startsWith(id + "@")) {
+        continue;
+      }
+      for (var e : impl.getDropWizardMetricRegistry().getMetrics().entrySet()) {
+        if (e.getKey().endsWith(".num_requests_heartbeat") && e.getValue() instanceof Counter c) {
+          sent += c.getCount();
+        }
+      }
+    }
+    return sent;
   }
 
   private static long applied(ShaleNode node) {
