@@ -62,8 +62,7 @@ class LogSizeSnapshotsTest {
         d.followerReads(),
         d.leaseReads(),
         KEEP,
-        d.replicationBatchWait(),
-        d.commitUpdateDelay());
+        d.replicationBatchWait());
   }
 
   @Test
