@@ -20,6 +20,12 @@
  *       retries refuses every later write for good (its ordered stream closes); the node's client
  *       to the leader is then replaced ({@code ForwardingClientTest};
  *       docs/upstream/ratis-client-ordered-stream-never-reopens.md).
+ *   <li>{@link io.shale.node.ratis.PromptCommitAppender} (installed by {@link
+ *       io.shale.node.ratis.PromptCommitRpc}): Ratis's leader tells a follower of a commit only
+ *       with the next entry or heartbeat, so with sparse writes followers applied, answered reads
+ *       and delivered watch events up to half an election timeout late; the leader now sends the
+ *       commit index within {@code raft.commit_update_delay} ({@code PromptCommitAppenderTest};
+ *       docs/upstream/ratis-commit-waits-for-heartbeat.md).
  * </ul>
  *
  * <p>Elsewhere, by Ratis's contract rather than a defect: {@code ShaleStateMachine} overrides

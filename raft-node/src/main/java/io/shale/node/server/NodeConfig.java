@@ -190,6 +190,9 @@ public record NodeConfig(
    * @param replicationBatchWait the least time between two sends of the leader to one follower
    *     (Ratis's appender wait-time.min, whole milliseconds): entries arriving meanwhile go in the
    *     next send together; 0 sends each at once
+   * @param commitUpdateDelay how long the leader waits for an entry to carry a new commit index to
+   *     a follower before sending it in an empty append; followers apply committed entries (and
+   *     answer reads and watches) at most about this much after the leader
    */
   public record RaftSettings(
       Duration electionTimeout,
@@ -213,7 +216,8 @@ public record NodeConfig(
       boolean followerReads,
       boolean leaseReads,
       long logKeepEntries,
-      Duration replicationBatchWait) {
+      Duration replicationBatchWait,
+      Duration commitUpdateDelay) {
     /** The consensus settings with every later knob at its default. */
     public RaftSettings(
         Duration electionTimeout,
@@ -246,7 +250,8 @@ public record NodeConfig(
           true,
           true,
           1024,
-          Duration.ofMillis(1));
+          Duration.ofMillis(1),
+          Duration.ofMillis(5));
     }
 
     /** These settings with {@code logKeepEntries} instead. */
@@ -273,7 +278,8 @@ public record NodeConfig(
           followerReads,
           leaseReads,
           keep,
-          replicationBatchWait);
+          replicationBatchWait,
+          commitUpdateDelay);
     }
 
     public static RaftSettings defaults() {
@@ -360,7 +366,8 @@ public record NodeConfig(
               "follower_reads",
               "lease_reads",
               "log_keep_entries",
-              "replication_batch_wait"),
+              "replication_batch_wait",
+              "commit_update_delay"),
           "limits",
           List.of(
               "max_key_size",
@@ -460,7 +467,8 @@ public record NodeConfig(
             v.bool("raft.follower_reads", d.followerReads()),
             v.bool("raft.lease_reads", d.leaseReads()),
             v.between("raft.log_keep_entries", d.logKeepEntries(), 0, 1_000_000_000),
-            v.duration("raft.replication_batch_wait", d.replicationBatchWait(), true));
+            v.duration("raft.replication_batch_wait", d.replicationBatchWait(), true),
+            v.duration("raft.commit_update_delay", d.commitUpdateDelay(), true));
     Limits dl = Limits.defaults();
     long maxKey = v.size("limits.max_key_size", dl.maxKeyBytes());
     long maxValue = v.size("limits.max_value_size", dl.maxValueBytes());

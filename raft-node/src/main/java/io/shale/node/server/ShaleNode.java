@@ -31,6 +31,7 @@ import io.shale.node.pressure.WriteAdmission;
 import io.shale.node.ratis.DivisionWatch;
 import io.shale.node.ratis.ForwardingClient;
 import io.shale.node.ratis.LeftoverSenders;
+import io.shale.node.ratis.PromptCommitRpc;
 import io.shale.node.ratis.RaftRecipientCheck;
 import io.shale.node.snapshot.LogSizeSnapshots;
 import io.shale.node.snapshot.SnapshotTransferService;
@@ -133,6 +134,8 @@ public final class ShaleNode implements AutoCloseable {
    */
   public static RaftProperties properties(NodeConfig.RaftSettings s, NodeConfig.Limits limits) {
     RaftProperties p = new RaftProperties();
+    // gRPC, with a leader that tells followers of each commit promptly (PromptCommitAppender).
+    PromptCommitRpc.install(p, s.commitUpdateDelay());
     RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
     RaftServerConfigKeys.Read.setLeaderLeaseEnabled(p, s.leaseReads());
     long min = s.electionTimeout().toMillis();

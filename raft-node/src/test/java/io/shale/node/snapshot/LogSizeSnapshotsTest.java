@@ -62,7 +62,8 @@ class LogSizeSnapshotsTest {
         d.followerReads(),
         d.leaseReads(),
         KEEP,
-        d.replicationBatchWait());
+        d.replicationBatchWait(),
+        d.commitUpdateDelay());
   }
 
   @Test
