@@ -47,6 +47,7 @@ class NodeKillIT {
         new ArrayList<>(
             List.of(
                 Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:+ExitOnOutOfMemoryError",
                 "-cp",
                 System.getProperty("java.class.path"),
                 NodeMain.class.getName(),

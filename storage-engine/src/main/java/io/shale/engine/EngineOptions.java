@@ -90,6 +90,15 @@ public record EngineOptions(
   /**
    * Sealed memtables at which writes stop ({@code [lsm.write_pressure] max_immutable_memtables}).
    */
+  /**
+   * The most Java heap the memtables take: the mutable one and {@link #maxImmutableMemtables()}
+   * sealed ones, each with its chunks' slack; their chunk pool keeps as much after a write burst.
+   */
+  public long memtableHeapBytes() {
+    return io.shale.engine.memtable.ChunkPool.heapBytes(
+        memtableSizeBytes, maxImmutableMemtables() + 1);
+  }
+
   public int maxImmutableMemtables() {
     return writePressure.maxImmutableMemtables();
   }

@@ -109,7 +109,8 @@ final class ShaleTarget implements KvTarget {
                       + certs.resolve(ids[i] + "-key.pem")
                       + "\"\n"
                   : ""));
-      List<String> command = new ArrayList<>(List.of(java, "-Xmx" + heap));
+      List<String> command =
+          new ArrayList<>(List.of(java, "-Xmx" + heap, "-XX:+ExitOnOutOfMemoryError"));
       String extra = System.getenv("SHALE_NODE_JAVA_OPTS"); // e.g. GC or diagnostics options;
       if (extra != null && !extra.isBlank()) {
         // %i is the node's index, for options that name a file per node
@@ -218,6 +219,51 @@ final class ShaleTarget implements KvTarget {
   /** Node {@code i}'s process now. */
   Process process(int i) {
     return started.get(i);
+  }
+
+  /** Copies each node's log files to {@code keep}, for a failed run's reader. */
+  void keepLogs(Path keep) throws IOException {
+    Files.createDirectories(keep);
+    try (var logs = Files.list(dir)) {
+      for (Path log : logs.filter(f -> f.toString().endsWith(".log")).toList()) {
+        Files.copy(
+            log,
+            keep.resolve(log.getFileName()),
+            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      }
+    }
+  }
+
+  /** Fails naming the node and line when any node's log (restarts included) holds {@code text}. */
+  void assertNoNodeLogged(String text) throws IOException {
+    try (var logs = Files.list(dir)) {
+      for (Path log : logs.filter(f -> f.toString().endsWith(".log")).toList()) {
+        for (String line : Files.readAllLines(log)) {
+          if (line.contains(text)) {
+            throw new AssertionError(log.getFileName() + " logged: " + line);
+          }
+        }
+      }
+    }
+  }
+
+  /** Node {@code i}'s HTTP address (host:port of /metrics). */
+  String httpAddress(int i) {
+    return http[i];
+  }
+
+  /** The value of {@code key} read linearizably through node {@code i}; null when absent. */
+  byte[] getLinearizable(int i, byte[] key) {
+    GetResponse r =
+        readStubs
+            .at(i)
+            .withDeadlineAfter(30, TimeUnit.SECONDS)
+            .get(
+                GetRequest.newBuilder()
+                    .setKey(ByteString.copyFrom(key))
+                    .setConsistency(io.shale.client.proto.Consistency.LINEARIZABLE)
+                    .build());
+    return r.getFound() ? r.getValue().toByteArray() : null;
   }
 
   /** Each node's peak resident memory (VmHWM, KiB) as Linux reports it; -1 where unknown. */

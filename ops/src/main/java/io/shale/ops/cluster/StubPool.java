@@ -46,6 +46,11 @@ final class StubPool<S> implements AutoCloseable {
     }
   }
 
+  /** The first connection's stub to the {@code i}th host (interleaving puts it at {@code i}). */
+  S at(int i) {
+    return stubs.get(i);
+  }
+
   S next() {
     return stubs.get(Math.floorMod(next.getAndIncrement(), stubs.size()));
   }

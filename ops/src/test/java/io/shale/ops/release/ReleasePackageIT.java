@@ -32,7 +32,8 @@ class ReleasePackageIT {
     Map<String, String> env = pb.environment();
     Path javaBin = Path.of(System.getProperty("java.home"), "bin");
     env.put("PATH", javaBin + ":/usr/bin:/bin");
-    env.put("JAVA_OPTS", "-Xmx256m");
+    env.put(
+        "JAVA_OPTS", "-Xmx512m"); // the shipped heap: a node refuses a heap its budgets do not fit
     Process p = pb.start();
     byte[] out = p.getInputStream().readAllBytes();
     if (!p.waitFor(seconds, TimeUnit.SECONDS)) {

@@ -152,12 +152,16 @@ public final class CallRunner implements AutoCloseable {
       out.onError(failure(e));
       return;
     }
+    // The permit is held until the work itself ends, not the caller's wait: a write past its
+    // deadline still sits in a group, or is still resent to the leader, and its bytes with it.
+    // (orTimeout on a copy: on the reply itself it would end the wait and the permit together.)
+    reply.whenComplete((response, e) -> permit.close());
     long timeout = remainingNanos();
     reply
+        .copy()
         .orTimeout(timeout, TimeUnit.NANOSECONDS)
         .whenComplete(
             (response, e) -> {
-              permit.close();
               if (e == null) {
                 out.onNext(response);
                 out.onCompleted();

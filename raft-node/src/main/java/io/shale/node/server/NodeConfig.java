@@ -49,7 +49,8 @@ public record NodeConfig(
     Audit audit,
     boolean insecure,
     Watch watch,
-    Lease lease) {
+    Lease lease,
+    Memory memory) {
 
   /** How long a token from Auth.Authenticate is valid unless {@code auth.token_ttl} says. */
   public static final Duration DEFAULT_TOKEN_TTL = Duration.ofMinutes(10);
@@ -87,7 +88,54 @@ public record NodeConfig(
         Audit.defaults(),
         tls == null,
         Watch.defaults(),
-        Lease.defaults());
+        Lease.defaults(),
+        Memory.defaults());
+  }
+
+  /**
+   * The engine settings a node starts from where {@code [lsm]} says nothing: the engine's own
+   * defaults but for its memtables, 32 MiB with at most 2 sealed ones waiting for flush (96 MiB of
+   * heap at most, against 320 MiB for the engine alone), since a node shares its heap with Raft's
+   * buffers, requests in flight and the watch history ({@link HeapBudget}).
+   */
+  public static EngineOptions engineDefaults() {
+    return EngineOptions.defaults().withMemtableSize(32L << 20).withMaxImmutableMemtables(2);
+  }
+
+  /**
+   * How a node's heap is divided beyond the budgets other sections already set ({@code [memory]};
+   * {@link HeapBudget} adds them up).
+   *
+   * @param heapHeadroom the share of the maximum heap kept out of every budget, for the young
+   *     generation and garbage not yet collected; a node whose budgets need more of its heap than
+   *     the rest refuses to start
+   * @param raftLogCacheBytes log entries Ratis keeps in memory beyond the segment being written
+   *     (Ratis's segment cache), from which a follower that is a little behind is served without a
+   *     disk read
+   * @param raftAppendsInFlight appends a leader sends a follower before an answer (Ratis's
+   *     outstanding appends); each holds up to one append's bytes on the follower while it writes
+   * @param engineMetadataBytes the reserve for the engine's table indexes and Bloom filters, which
+   *     grow with the data (about 2 bytes a key)
+   */
+  public record Memory(
+      double heapHeadroom,
+      long raftLogCacheBytes,
+      int raftAppendsInFlight,
+      long engineMetadataBytes) {
+    public static Memory defaults() {
+      return new Memory(0.25, 32L << 20, 4, 24L << 20);
+    }
+
+    public Memory {
+      if (!(heapHeadroom >= 0.1 && heapHeadroom <= 0.9)) {
+        throw new IllegalArgumentException(
+            "memory.heap_headroom must be in [0.1, 0.9], got " + heapHeadroom);
+      }
+      if (raftAppendsInFlight < 1 || raftAppendsInFlight > 128) {
+        throw new IllegalArgumentException(
+            "memory.raft_appends_in_flight must be in [1, 128], got " + raftAppendsInFlight);
+      }
+    }
   }
 
   /**
@@ -96,7 +144,7 @@ public record NodeConfig(
    */
   public record Watch(long historyBytes, Duration progressInterval, boolean previousValues) {
     public static Watch defaults() {
-      return new Watch(64L << 20, Duration.ofSeconds(5), false);
+      return new Watch(32L << 20, Duration.ofSeconds(5), false);
     }
   }
 
@@ -389,7 +437,9 @@ public record NodeConfig(
           "watch",
           List.of("history_size", "progress_interval", "prev_values"),
           "lease",
-          List.of("min_ttl", "max_ttl", "check_interval"));
+          List.of("min_ttl", "max_ttl", "check_interval"),
+          "memory",
+          List.of("heap_headroom", "raft_log_cache", "raft_appends_in_flight", "engine_metadata"));
 
   private static final List<String> PEER_KEYS = List.of("id", "raft_address", "api_address");
 
@@ -511,7 +561,7 @@ public record NodeConfig(
               + id
               + "\")");
     }
-    EngineOptions engine = EngineConfig.parse(text);
+    EngineOptions engine = EngineConfig.parse(text, engineDefaults());
     return new NodeConfig(
         id,
         v.string("node.cluster", "shale"),
@@ -552,7 +602,17 @@ public record NodeConfig(
         new Lease(
             v.duration("lease.min_ttl", Lease.defaults().minTtl()),
             v.duration("lease.max_ttl", Lease.defaults().maxTtl()),
-            v.duration("lease.check_interval", Lease.defaults().checkInterval())));
+            v.duration("lease.check_interval", Lease.defaults().checkInterval())),
+        new Memory(
+            v.fraction("memory.heap_headroom", Memory.defaults().heapHeadroom()),
+            v.size("memory.raft_log_cache", Memory.defaults().raftLogCacheBytes()),
+            (int)
+                v.between(
+                    "memory.raft_appends_in_flight",
+                    Memory.defaults().raftAppendsInFlight(),
+                    1,
+                    128),
+            v.size("memory.engine_metadata", Memory.defaults().engineMetadataBytes())));
   }
 
   /** The {@code [tls]} files: all three or none. */
@@ -781,6 +841,30 @@ public record NodeConfig(
             key + " must be between " + min + " and " + max + ", got " + n);
       }
       return n;
+    }
+
+    /** A number in [0, 1] (TOML float, or a string in an override); the error names the key. */
+    double fraction(String key, double fallback) {
+      Object o = raw(key);
+      if (o == null) {
+        return fallback;
+      }
+      double d;
+      if (o instanceof Double x) {
+        d = x;
+      } else if (o instanceof String s) {
+        try {
+          d = Double.parseDouble(s);
+        } catch (NumberFormatException e) {
+          throw new IllegalArgumentException(key + " must be a number, got \"" + s + "\"");
+        }
+      } else {
+        throw new IllegalArgumentException(key + " must be a number such as 0.25, got " + o);
+      }
+      if (!(d >= 0 && d <= 1)) {
+        throw new IllegalArgumentException(key + " must be between 0 and 1, got " + d);
+      }
+      return d;
     }
 
     long size(String key, long fallback) {

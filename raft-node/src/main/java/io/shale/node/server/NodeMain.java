@@ -78,6 +78,19 @@ public final class NodeMain {
       System.exit(2);
       return;
     }
+    String misfit = HeapBudget.of(c).misfit(Runtime.getRuntime().maxMemory());
+    if (misfit != null) {
+      LOG.error("{} does not start: {}", c.id(), misfit);
+      System.exit(2);
+      return;
+    }
+    LOG.info(
+        "{}'s heap budget: {} MiB of {} MiB ({})",
+        c.id(),
+        HeapBudget.of(c).total() >> 20,
+        Runtime.getRuntime().maxMemory() >> 20,
+        HeapBudget.of(c).describe());
+    FatalErrors.install();
     ShaleNode node;
     try {
       node =

@@ -5,6 +5,8 @@ import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
 import io.grpc.StatusException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.shale.engine.Engine;
@@ -39,6 +41,7 @@ import io.shale.node.statemachine.ShaleStateMachine;
 import io.shale.node.transport.PeerChannels;
 import io.shale.node.transport.PeerServices;
 import io.shale.node.transport.PeerTls;
+import io.shale.node.transport.RaftPortLimits;
 import io.shale.node.transport.RaftTransport;
 import io.shale.node.watch.WatchService;
 import java.io.IOException;
@@ -133,6 +136,19 @@ public final class ShaleNode implements AutoCloseable {
    * bounded.
    */
   public static RaftProperties properties(NodeConfig.RaftSettings s, NodeConfig.Limits limits) {
+    return properties(s, limits, NodeConfig.Memory.defaults());
+  }
+
+  /**
+   * As {@link #properties(NodeConfig.RaftSettings, NodeConfig.Limits)}, with every buffer Ratis
+   * holds on the heap bounded by the node's budgets ({@link HeapBudget}): the log entries cached
+   * ({@code memory.raft_log_cache}), the entries queued for the log writer (as many bytes as the
+   * leader's pending writes), the appends in flight to each follower ({@code
+   * memory.raft_appends_in_flight}), and the HTTP/2 window of the Raft port (1 MiB a stream: an
+   * unread stream holds no more).
+   */
+  public static RaftProperties properties(
+      NodeConfig.RaftSettings s, NodeConfig.Limits limits, NodeConfig.Memory memory) {
     RaftProperties p = new RaftProperties();
     // gRPC, with a leader that tells followers of each commit promptly (PromptCommitAppender).
     PromptCommitRpc.install(p, s.commitUpdateDelay());
@@ -173,6 +189,17 @@ public final class ShaleNode implements AutoCloseable {
     // Ratis requires its log write buffer to hold the largest entry.
     RaftServerConfigKeys.Log.setWriteBufferSize(
         p, SizeInBytes.valueOf(Math.max(8L << 20, largestEntry + 1024)));
+    // Ratis's defaults are 6 cached segments or 200 MB (whichever comes first), 64 MB queued for
+    // the log writer and 8 appends in flight per follower: together more than a 512 MiB heap holds
+    // beside the memtables.
+    RaftServerConfigKeys.Log.setSegmentCacheSizeMax(
+        p, SizeInBytes.valueOf(memory.raftLogCacheBytes()));
+    RaftServerConfigKeys.Log.setSegmentCacheNumMax(
+        p, (int) Math.max(2, memory.raftLogCacheBytes() / s.logSegmentSize()));
+    RaftServerConfigKeys.Log.setQueueByteLimit(
+        p, SizeInBytes.valueOf(Math.max(s.pendingWriteBytes(), largestEntry)));
+    GrpcConfigKeys.Server.setLeaderOutstandingAppendsMax(p, memory.raftAppendsInFlight());
+    GrpcConfigKeys.setFlowControlWindow(p, SizeInBytes.valueOf(1 << 20));
     return p;
   }
 
@@ -196,6 +223,7 @@ public final class ShaleNode implements AutoCloseable {
   private final RaftServer server;
   private final ShaleStateMachine stateMachine;
   private final PrometheusMeterRegistry registry;
+  private final JvmGcMetrics jvmGc;
   private final RaftGroup group;
   private final RaftTransport transport;
 
@@ -244,6 +272,11 @@ public final class ShaleNode implements AutoCloseable {
     this.server = server;
     this.stateMachine = stateMachine;
     this.registry = registry;
+    // The JVM's heap pools and collections, beside the budget they are held against.
+    new JvmMemoryMetrics().bindTo(registry);
+    this.jvmGc = new JvmGcMetrics();
+    jvmGc.bindTo(registry);
+    HeapBudget.of(config).register(registry, config.id());
     this.group = group;
     this.transport = transport;
     this.peerServices = peerServices;
@@ -273,7 +306,7 @@ public final class ShaleNode implements AutoCloseable {
     long t0 = System.nanoTime();
     ClusterIdentity.claim(config.dataDir(), config.cluster());
     RaftGroup group = group(config.cluster(), config.peers());
-    RaftProperties shared = properties(config.raft(), config.limits());
+    RaftProperties shared = properties(config.raft(), config.limits(), config.memory());
     PeerTls peerTls = peerTls(config);
     RaftTransport transport = new RaftTransport(shared, peerTls);
     PeerChannels peerChannels = new PeerChannels(peerTls, config.limits().maxMessageBytes());
@@ -310,7 +343,11 @@ public final class ShaleNode implements AutoCloseable {
     RaftGroup initial = join && !existing ? RaftGroup.valueOf(group.getGroupId()) : group;
     // Every Raft message must be for this node (see RaftRecipientCheck), and from a node when
     // the port speaks mutual TLS; the peer-only services answer on the same port.
-    PeerServices peerServices = new PeerServices(new RaftRecipientCheck(config.id()));
+    PeerServices peerServices =
+        new PeerServices(
+            new RaftPortLimits(
+                (int) Math.min(Integer.MAX_VALUE, HeapBudget.appendBytes(config) + (1 << 20)),
+                new RaftRecipientCheck(config.id())));
     Parameters parameters = transport.serverParameters(peerServices);
     RaftServer server =
         RaftServer.newBuilder()
@@ -797,5 +834,6 @@ public final class ShaleNode implements AutoCloseable {
       leftoverSenders = null;
     }
     server.close();
+    jvmGc.close();
   }
 }

@@ -2,6 +2,7 @@ package io.shale.node.snapshot;
 
 import com.google.protobuf.ByteString;
 import io.grpc.Status;
+import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.shale.node.snapshot.proto.CheckpointFile;
 import io.shale.node.snapshot.proto.FetchRequest;
@@ -119,6 +120,10 @@ public final class SnapshotTransferService extends SnapshotTransferGrpc.Snapshot
               .asException());
       return;
     }
+    if (out instanceof ServerCallStreamObserver<T> call) {
+      new PacedFile<>(store, transfer, file, call, chunk).start();
+      return;
+    }
     try (InputStream in = Files.newInputStream(file)) {
       byte[] buf = new byte[CHUNK_BYTES];
       for (int n; (n = in.readNBytes(buf, 0, buf.length)) > 0; ) {
@@ -128,6 +133,76 @@ public final class SnapshotTransferService extends SnapshotTransferGrpc.Snapshot
       out.onCompleted();
     } catch (IOException e) {
       out.onError(Status.INTERNAL.withDescription("reading " + file + ": " + e).asException());
+    }
+  }
+
+  /**
+   * One file sent at its reader's pace: a chunk is read from disk only while the call can take one
+   * without queueing ({@code isReady}), and the rest follows from gRPC's on-ready callbacks. A
+   * reader that stops reading holds the sender to about one flow-control window and one chunk, not
+   * the whole file (tables are up to hundreds of MiB); a cancelled call closes the file.
+   */
+  private static final class PacedFile<T> {
+    private final CheckpointStore store;
+    private final long transfer;
+    private final Path file;
+    private final ServerCallStreamObserver<T> call;
+    private final Function<ByteString, T> chunk;
+    private final byte[] buf = new byte[CHUNK_BYTES];
+    private InputStream in;
+    private boolean done;
+
+    PacedFile(
+        CheckpointStore store,
+        long transfer,
+        Path file,
+        ServerCallStreamObserver<T> call,
+        Function<ByteString, T> chunk) {
+      this.store = store;
+      this.transfer = transfer;
+      this.file = file;
+      this.call = call;
+      this.chunk = chunk;
+    }
+
+    /** Called from the service method: both callbacks must be set before it returns. */
+    void start() {
+      call.setOnCancelHandler(this::finish);
+      call.setOnReadyHandler(this::send);
+      send();
+    }
+
+    private synchronized void send() {
+      try {
+        if (in == null && !done) {
+          in = Files.newInputStream(file);
+        }
+        while (!done && call.isReady()) {
+          int n = in.readNBytes(buf, 0, buf.length);
+          if (n <= 0) {
+            finish();
+            call.onCompleted();
+            return;
+          }
+          call.onNext(chunk.apply(ByteString.copyFrom(buf, 0, n)));
+          store.use(transfer);
+        }
+      } catch (IOException e) {
+        finish();
+        call.onError(Status.INTERNAL.withDescription("reading " + file + ": " + e).asException());
+      }
+    }
+
+    private synchronized void finish() {
+      done = true;
+      if (in != null) {
+        try {
+          in.close();
+        } catch (IOException ignored) {
+          // read-only: nothing is lost
+        }
+        in = null;
+      }
     }
   }
 

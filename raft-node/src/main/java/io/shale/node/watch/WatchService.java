@@ -48,7 +48,7 @@ public final class WatchService extends WatchGrpc.WatchImplBase
   private final Set<Stream> streams = ConcurrentHashMap.newKeySet();
 
   /**
-   * @param historyBytes keys and values of recent changes kept ({@code watch.history_size})
+   * @param historyBytes the heap the recent changes kept may take ({@code watch.history_size})
    * @param defaultProgress a quiet stream gets a header-only response this often ({@code
    *     watch.progress_interval})
    */

@@ -36,7 +36,7 @@ class NodeConfigTest {
     assertThat(c.dataDir())
         .isEqualTo(SAMPLE.toAbsolutePath().getParent().resolve("data/n1").normalize());
     assertThat(c.httpAddress()).isEqualTo("127.0.0.1:7301");
-    assertThat(c.engine().memtableSizeBytes()).isEqualTo(64L << 20);
+    assertThat(c.engine().memtableSizeBytes()).isEqualTo(32L << 20);
   }
 
   @Test

@@ -68,10 +68,17 @@ class ChangeHistoryTest {
 
   @Test
   void theOldestIndexesGoFirstAndTheNewestAlwaysStays() {
-    ChangeHistory h = new ChangeHistory(250);
+    // A budget that holds two of these entries, not three.
+    ChangeHistory probe = new ChangeHistory(Long.MAX_VALUE);
+    probe.restartAfter(0);
+    probe.applied(1, List.of(put("k", "v".repeat(99))));
+    long one = probe.retainedBytes();
+    probe.applied(2, List.of(put("k", "v".repeat(99))));
+    long two = probe.retainedBytes();
+    ChangeHistory h = new ChangeHistory(two + (two - one) / 2);
     h.restartAfter(0);
     for (long i = 1; i <= 5; i++) {
-      h.applied(i, List.of(put("k", "v".repeat(99)))); // 100 bytes each
+      h.applied(i, List.of(put("k", "v".repeat(99))));
     }
     assertThat(h.oldestIndex()).isEqualTo(4);
     assertThat(h.read(3, ALL, 1 << 20)).isNull();
@@ -82,12 +89,37 @@ class ChangeHistoryTest {
   }
 
   @Test
+  void theBudgetCountsEachHeldEntryAsOneArrayInARingOfReferences() {
+    assertThat(ChangeHistory.arrayBytes(0, 1)).isEqualTo(16);
+    assertThat(ChangeHistory.arrayBytes(1, 1)).isEqualTo(24);
+    assertThat(ChangeHistory.arrayBytes(8, 1)).isEqualTo(24);
+    assertThat(ChangeHistory.arrayBytes(9, 1)).isEqualTo(32);
+    assertThat(ChangeHistory.arrayBytes(8, 4)).isEqualTo(48);
+    ChangeHistory h = new ChangeHistory(1 << 20);
+    h.restartAfter(0);
+    long ring = h.retainedBytes();
+    assertThat(ring).as("the empty ring of 8 references").isEqualTo(48);
+    h.applied(1, List.of(put("key", "value")));
+    // 8 bytes of index; flags, key length, 3, value length, 5, create index, version: 21 bytes.
+    assertThat(h.retainedBytes()).isEqualTo(ring + ChangeHistory.arrayBytes(21, 1));
+    h.applied(2, List.of());
+    assertThat(h.retainedBytes()).as("an entry without changes").isEqualTo(ring + 40);
+    for (long i = 3; i <= 1000; i++) {
+      h.applied(i, List.of(put("key", "value")));
+    }
+    assertThat(h.retainedBytes())
+        .as("999 entries in a ring of 1024")
+        .isEqualTo(ChangeHistory.arrayBytes(1024, 4) + 999 * 40);
+  }
+
+  @Test
   void aRestartForgetsWhatCameBefore() {
     ChangeHistory h = new ChangeHistory(1 << 20);
     h.restartAfter(0);
     h.applied(1, List.of(put("a", "1")));
     h.restartAfter(100); // a snapshot installed at 100
     assertThat(h.oldestIndex()).isEqualTo(101);
+    assertThat(h.retainedBytes()).isEqualTo(ChangeHistory.arrayBytes(8, 4));
     assertThat(h.read(1, ALL, 1 << 20)).isNull();
     h.applied(101, List.of(put("a", "2")));
     assertThat(indexes(h.read(101, ALL, 1 << 20))).containsExactly(101L);

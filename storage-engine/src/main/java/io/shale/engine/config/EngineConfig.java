@@ -110,6 +110,16 @@ public final class EngineConfig {
    *     [lsm]}, a value of the wrong type, or a value out of range
    */
   public static EngineOptions parse(String tomlText) {
+    return parse(tomlText, EngineOptions.defaults());
+  }
+
+  /**
+   * Parses TOML text; a key it leaves out keeps its value in {@code d} (a host that embeds the
+   * engine, such as a node sharing its heap with Raft, may default some keys otherwise).
+   *
+   * @throws IllegalArgumentException as {@link #parse(String)}
+   */
+  public static EngineOptions parse(String tomlText, EngineOptions d) {
     TomlParseResult toml = Toml.parse(tomlText);
     if (toml.hasErrors()) {
       throw syntaxError(toml.errors());
@@ -123,7 +133,6 @@ public final class EngineConfig {
     Section pressure = lsm.child("write_pressure", WRITE_PRESSURE_KEYS, List.of());
     Section budget = compaction.child("budget", BUDGET_KEYS, List.of());
 
-    EngineOptions d = EngineOptions.defaults();
     TableWriteOptions table =
         new TableWriteOptions(
             lsm.intSize("block_size", d.table().blockSize()),

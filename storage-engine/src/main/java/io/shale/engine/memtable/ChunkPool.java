@@ -49,9 +49,21 @@ public final class ChunkPool {
    * @param memtables the most memtables alive at once: the mutable one and the sealed ones
    */
   public static ChunkPool forMemtables(long memtableBytes, int memtables) {
+    return new ChunkPool(chunkBytesFor(memtableBytes), heapBytes(memtableBytes, memtables));
+  }
+
+  /**
+   * The most heap {@code memtables} memtables of {@code memtableBytes} fill, and so what their pool
+   * keeps: each one's size and three chunks (see {@link #forMemtables}).
+   */
+  public static long heapBytes(long memtableBytes, int memtables) {
+    int chunk = chunkBytesFor(memtableBytes);
+    return Math.max(memtables * (memtableBytes + 3L * chunk), 4L * chunk);
+  }
+
+  private static int chunkBytesFor(long memtableBytes) {
     long eighth = Math.max(1, memtableBytes / 8);
-    int chunk = (int) Math.min(1 << 20, Math.max(16 << 10, Long.highestOneBit(eighth)));
-    return new ChunkPool(chunk, Math.max(memtables * (memtableBytes + 3L * chunk), 4L * chunk));
+    return (int) Math.min(1 << 20, Math.max(16 << 10, Long.highestOneBit(eighth)));
   }
 
   public int chunkBytes() {
