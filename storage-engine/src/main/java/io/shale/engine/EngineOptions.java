@@ -99,6 +99,15 @@ public record EngineOptions(
         memtableSizeBytes, maxImmutableMemtables() + 1);
   }
 
+  /**
+   * The most Java heap the engine's table builds take at once: one flush and each compaction
+   * thread, each holding its keys' hashes ({@link
+   * io.shale.engine.compaction.TableOutput#BUILD_HEAP_BYTES}).
+   */
+  public long tableBuildHeapBytes() {
+    return (compaction.threads() + 1L) * io.shale.engine.compaction.TableOutput.BUILD_HEAP_BYTES;
+  }
+
   public int maxImmutableMemtables() {
     return writePressure.maxImmutableMemtables();
   }

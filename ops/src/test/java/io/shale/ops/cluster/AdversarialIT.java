@@ -61,6 +61,10 @@ import org.junit.jupiter.api.TestMethodOrder;
 class AdversarialIT {
   private static final int KEYS = Integer.getInteger("shale.adversarial.keys", 300_000);
   private static final int PUTS = Integer.getInteger("shale.adversarial.puts", 300);
+
+  /** Rounds of the concurrent large puts, one after another on the same cluster. */
+  private static final int ROUNDS = Integer.getInteger("shale.adversarial.rounds", 1);
+
   private static Path dir;
   private static ShaleTarget cluster;
   private static final List<ManagedChannel> channels = new ArrayList<>();
@@ -180,6 +184,21 @@ class AdversarialIT {
   @Test
   @Order(1)
   void concurrentLargePutsAreAdmittedOrRefusedWithARetryAfterAndNoneIsLost() throws Exception {
+    for (int round = 1; round <= ROUNDS; round++) {
+      concurrentLargePuts("big/" + round + "/");
+      assertThat(cluster.allAlive()).as("every node alive after round %d", round).isTrue();
+      cluster.assertNoNodeLogged("OutOfMemoryError");
+      System.out.println(
+          "round "
+              + round
+              + " of "
+              + ROUNDS
+              + ": peak resident memory per node (KiB): "
+              + cluster.peakResidentKib());
+    }
+  }
+
+  private void concurrentLargePuts(String prefix) throws Exception {
     byte[] mib = new byte[1 << 20];
     ByteString value = ByteString.copyFrom(mib); // one copy shared by every client thread
     Map<String, Integer> acked = new ConcurrentHashMap<>();
@@ -190,7 +209,7 @@ class AdversarialIT {
     List<Future<?>> done = new ArrayList<>();
     try {
       for (int i = 0; i < PUTS; i++) {
-        String key = "big/" + i;
+        String key = prefix + i;
         int node = i % 3;
         done.add(
             clients.submit(

@@ -24,9 +24,9 @@ public final class HeapBudget {
   /**
    * What a node holds whatever its traffic: gRPC and Netty state, TLS contexts, meters, Ratis's
    * server, the engine's open-file caches (three nodes of a local cluster after its demo: 32.5-33.6
-   * MiB of live heap after a full collection, a partly filled memtable included).
+   * MiB of live heap after a full collection, a partly filled memtable of a few MiB included).
    */
-  static final long FIXED_BYTES = 40L << 20;
+  static final long FIXED_BYTES = 32L << 20;
 
   /**
    * What one request in flight costs beyond its bytes: its gRPC call, context, futures and handler
@@ -53,6 +53,11 @@ public final class HeapBudget {
             "memtables",
             "lsm.memtable_size x (1 + lsm.write_pressure.max_immutable_memtables)",
             c.engine().memtableHeapBytes()));
+    parts.add(
+        new Part(
+            "table_builds",
+            "(lsm.compaction.threads + 1) x 12 MiB",
+            c.engine().tableBuildHeapBytes()));
     parts.add(
         new Part("engine_metadata", "memory.engine_metadata", c.memory().engineMetadataBytes()));
     parts.add(new Part("watch_history", "watch.history_size", c.watch().historyBytes()));

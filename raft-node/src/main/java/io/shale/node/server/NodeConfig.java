@@ -123,7 +123,7 @@ public record NodeConfig(
       int raftAppendsInFlight,
       long engineMetadataBytes) {
     public static Memory defaults() {
-      return new Memory(0.25, 32L << 20, 4, 24L << 20);
+      return new Memory(0.25, 24L << 20, 4, 24L << 20);
     }
 
     public Memory {
@@ -144,7 +144,7 @@ public record NodeConfig(
    */
   public record Watch(long historyBytes, Duration progressInterval, boolean previousValues) {
     public static Watch defaults() {
-      return new Watch(32L << 20, Duration.ofSeconds(5), false);
+      return new Watch(24L << 20, Duration.ofSeconds(5), false);
     }
   }
 

@@ -41,8 +41,8 @@ class HeapBudgetTest {
                 "memory.raft_log_cache=64MiB",
                 "memory.engine_metadata=48MiB",
                 "limits.max_inflight_write_bytes=48MiB"));
-    assertThat(more.get("watch_history") - base.get("watch_history")).isEqualTo(32 * MIB);
-    assertThat(more.get("raft_log_cache") - base.get("raft_log_cache")).isEqualTo(32 * MIB);
+    assertThat(more.get("watch_history") - base.get("watch_history")).isEqualTo(40 * MIB);
+    assertThat(more.get("raft_log_cache") - base.get("raft_log_cache")).isEqualTo(40 * MIB);
     assertThat(more.get("engine_metadata") - base.get("engine_metadata")).isEqualTo(24 * MIB);
     // Two copies of each write in flight: the parsed request and its log entry.
     assertThat(more.get("requests_in_flight") - base.get("requests_in_flight")).isEqualTo(32 * MIB);

@@ -28,8 +28,8 @@ import java.util.function.Predicate;
 /**
  * Writes a sorted stream of versions into new tables of one level: keeps only the newest version of
  * each key, drops tombstones that {@code canDropTombstone} allows, and cuts a new file at the first
- * key boundary after {@code targetFileSize} bytes (so a key never spans two files of a level). Used
- * by flushes, compactions and blob GC alike.
+ * key boundary after {@code targetFileSize} bytes or {@link #MAX_ENTRIES_PER_TABLE} entries (so a
+ * key never spans two files of a level). Used by flushes, compactions and blob GC alike.
  *
  * <p>Every blob pointer it drops (an older version, or a version under a dropped tombstone) is
  * counted as garbage of its blob file: this is how the engine knows each blob file's dead bytes
@@ -46,6 +46,17 @@ public final class TableOutput {
   private final LongConsumer ioCharge;
 
   private static final ValueSlice NO_VALUE = ValueSlice.of(new byte[0]);
+
+  /**
+   * The most entries one table gets. A table being built holds an 8-byte hash of every key for its
+   * Bloom filter, on the heap until it is finished: with small keys a 64 MiB table held 5 M of
+   * them, 40 MiB (and 96 MiB while the array grew), which ran 512 MiB nodes out of heap in a bulk
+   * load of small keys. 1 M caps a table build at 12 MiB of heap ({@link #BUILD_HEAP_BYTES}).
+   */
+  public static final int MAX_ENTRIES_PER_TABLE = 1 << 20;
+
+  /** The most heap one table build takes for its key hashes (the array and its last copy). */
+  public static final long BUILD_HEAP_BYTES = 12L * MAX_ENTRIES_PER_TABLE;
 
   /** Replaces an entry's value while it is written (may write elsewhere, e.g. a blob file). */
   public interface ValueRewriter {
@@ -176,7 +187,10 @@ public final class TableOutput {
           value = source.valueSlice(); // in the input block: copied into the output, never kept
         }
         boolean cut = cutBefore.test(key);
-        if (builder != null && (cut || builder.estimatedFileSize() >= targetFileSize)) {
+        if (builder != null
+            && (cut
+                || builder.estimatedFileSize() >= targetFileSize
+                || builder.entries() >= MAX_ENTRIES_PER_TABLE)) {
           FileMetadata f = finish(builder);
           written += f.size();
           done.add(f);
