@@ -245,7 +245,8 @@ final class DockerCluster implements AutoCloseable {
         .withCopyToContainer(Transferable.of(tls.keyPem(), 0444), KEY_FILE)
         .withEnv(
             "JAVA_OPTS",
-            "-Xmx512m -XX:+ExitOnOutOfMemoryError -Djava.security.properties=/etc/shale/java.security"
+            "-Xmx512m -XX:+ExitOnOutOfMemoryError -XX:G1HeapRegionSize=4m"
+                + " -Djava.security.properties=/etc/shale/java.security"
                 + " -Dorg.slf4j.simpleLogger.log.org.apache.ratis=warn"
                 // Ratis's server (RaftServerImpl and the snapshot installation handler log under
                 // this name): elections, inconsistent appends and installs, for a failed run's

@@ -110,7 +110,9 @@ final class ShaleTarget implements KvTarget {
                       + "\"\n"
                   : ""));
       List<String> command =
-          new ArrayList<>(List.of(java, "-Xmx" + heap, "-XX:+ExitOnOutOfMemoryError"));
+          new ArrayList<>(
+              List.of(
+                  java, "-Xmx" + heap, "-XX:G1HeapRegionSize=4m", "-XX:+ExitOnOutOfMemoryError"));
       String extra = System.getenv("SHALE_NODE_JAVA_OPTS"); // e.g. GC or diagnostics options;
       if (extra != null && !extra.isBlank()) {
         // %i is the node's index, for options that name a file per node

@@ -226,7 +226,9 @@ class AdversarialIT {
                     acked.put(key, mib.length);
                   } catch (StatusRuntimeException e) {
                     assertThat(e.getStatus().getCode())
-                        .as(e.toString())
+                        .as(
+                            "%s (cause: %s, trailers: %s)",
+                            e, e.getStatus().getCause(), e.getTrailers())
                         .isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
                     assertThat(e.getTrailers().get(ErrorTrailers.ERROR))
                         .isEqualTo(ErrorTrailers.WRITE_THROTTLED);

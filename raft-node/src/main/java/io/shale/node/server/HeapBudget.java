@@ -136,6 +136,39 @@ public final class HeapBudget {
     return String.join(", ", out);
   }
 
+  /**
+   * Null when G1 is not in use or its regions are at least {@link #MIN_G1_REGION_BYTES}, else a
+   * warning: G1 stores an array of half a region or more in whole regions of its own, so with the 1
+   * MiB regions it picks for a 512 MiB heap a 1 MiB value (or a group of writes, or an append)
+   * takes two regions, twice what the budget counts; 1,000 concurrent 1 MiB puts then ran such
+   * nodes out of heap (docs/postmortems/18). The start scripts set 4 MiB regions.
+   */
+  public static String regionWarning() {
+    try {
+      var hotspot =
+          java.lang.management.ManagementFactory.getPlatformMXBean(
+              com.sun.management.HotSpotDiagnosticMXBean.class);
+      if (!Boolean.parseBoolean(hotspot.getVMOption("UseG1GC").getValue())) {
+        return null;
+      }
+      long region = Long.parseLong(hotspot.getVMOption("G1HeapRegionSize").getValue());
+      if (region >= MIN_G1_REGION_BYTES) {
+        return null;
+      }
+      return "G1's regions are "
+          + (region >> 10)
+          + " KiB: every value, write group or append of "
+          + (region >> 11)
+          + " KiB or more takes whole regions, up to twice what the heap budget counts; start"
+          + " the JVM with -XX:G1HeapRegionSize=4m (the start scripts do)";
+    } catch (RuntimeException notHotSpot) {
+      return null;
+    }
+  }
+
+  /** The smallest G1 region size with which the budget's costs hold for values up to 1 MiB. */
+  static final long MIN_G1_REGION_BYTES = 4L << 20;
+
   /** Registers {@code shale.heap.budget.bytes} for every part and for the total. */
   public void register(MeterRegistry registry, String node) {
     for (Part p : parts) {

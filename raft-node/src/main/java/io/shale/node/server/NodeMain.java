@@ -90,6 +90,10 @@ public final class NodeMain {
         HeapBudget.of(c).total() >> 20,
         Runtime.getRuntime().maxMemory() >> 20,
         HeapBudget.of(c).describe());
+    String regions = HeapBudget.regionWarning();
+    if (regions != null) {
+      LOG.warn("{}: {}", c.id(), regions);
+    }
     FatalErrors.install();
     ShaleNode node;
     try {
