@@ -67,7 +67,8 @@ class AdversarialIT {
 
   private static Path dir;
   private static ShaleTarget cluster;
-  private static final List<ManagedChannel> channels = new ArrayList<>();
+  private static final List<ManagedChannel> channels =
+      java.util.Collections.synchronizedList(new ArrayList<>()); // clients add from many threads
 
   @BeforeAll
   static void start() throws Exception {
@@ -186,6 +187,10 @@ class AdversarialIT {
   void concurrentLargePutsAreAdmittedOrRefusedWithARetryAfterAndNoneIsLost() throws Exception {
     for (int round = 1; round <= ROUNDS; round++) {
       concurrentLargePuts("big/" + round + "/");
+      // Each put opened its own connection (1,000 clients): close them, or later rounds run the
+      // test JVM out of file descriptors (gRPC's UNKNOWN "Unable to create Channel").
+      channels.forEach(ManagedChannel::shutdownNow);
+      channels.clear();
       assertThat(cluster.allAlive()).as("every node alive after round %d", round).isTrue();
       cluster.assertNoNodeLogged("OutOfMemoryError");
       System.out.println(
