@@ -33,6 +33,7 @@ public final class CallRunner implements AutoCloseable {
   private final InflightLimit inflight;
   private final StatusMapper statuses;
   private final ExecutorService handlers;
+  private final MeterRegistry registry;
 
   /**
    * How much a node takes on at once ({@code limits.max_inflight_requests}, {@code
@@ -48,6 +49,7 @@ public final class CallRunner implements AutoCloseable {
   CallRunner(String node, Admission admission, StatusMapper statuses, MeterRegistry registry) {
     this.node = node;
     this.statuses = statuses;
+    this.registry = registry;
     this.inflight =
         new InflightLimit(admission.maxRequests(), admission.maxWriteBytes(), registry, node);
     ThreadPoolExecutor pool =
@@ -204,6 +206,19 @@ public final class CallRunner implements AutoCloseable {
       return statuses.internal(r);
     }
     return statuses.internal(new IllegalStateException(e));
+  }
+
+  /**
+   * The gate that counts each request from its arrival, before it is parsed.
+   *
+   * @param largestMessage what a message of unknown size counts as: the largest the port accepts
+   */
+  ArrivalGate arrivals(long largestMessage) {
+    return new ArrivalGate(
+        inflight,
+        this::overloaded,
+        largestMessage,
+        registry.counter("shale.inflight.refused_on_arrival", "node", node));
   }
 
   private StatusException overloaded() {

@@ -122,6 +122,17 @@ public final class KvService extends KVGrpc.KVImplBase implements AutoCloseable 
     return new LeaseService(division, writes, submitter, calls, minTtl, maxTtl, auth);
   }
 
+  /**
+   * {@code service} with each request counted against this node's in-flight limit from the moment
+   * its message has arrived, before it is parsed ({@link ArrivalGate}).
+   *
+   * @param largestMessage the largest message the API port accepts
+   */
+  public io.grpc.ServerServiceDefinition admittedOnArrival(
+      io.grpc.ServerServiceDefinition service, int largestMessage) {
+    return calls.arrivals(largestMessage).guard(service);
+  }
+
   /** Fails writes still waiting to be grouped and stops the handlers. */
   @Override
   public void close() {

@@ -1,6 +1,5 @@
 package io.shale.node.server;
 
-import java.lang.management.ManagementFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,21 +36,13 @@ final class FatalErrors {
           if (previous != null) {
             previous.uncaughtException(thread, e);
           } else {
-            System.err.print("Exception in thread \"" + thread.getName() + "\" ");
-            e.printStackTrace();
+            LOG.error("uncaught exception in thread {}", thread.getName(), e);
           }
         });
   }
 
   /** Whether the JVM was started with {@code -XX:+ExitOnOutOfMemoryError} or the crashing one. */
   static boolean exitsOnOutOfMemory() {
-    try {
-      var hotspot =
-          ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class);
-      return Boolean.parseBoolean(hotspot.getVMOption("ExitOnOutOfMemoryError").getValue())
-          || Boolean.parseBoolean(hotspot.getVMOption("CrashOnOutOfMemoryError").getValue());
-    } catch (RuntimeException notHotSpot) {
-      return false;
-    }
+    return JvmOptions.on("ExitOnOutOfMemoryError") || JvmOptions.on("CrashOnOutOfMemoryError");
   }
 }

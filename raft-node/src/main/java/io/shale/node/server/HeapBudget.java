@@ -144,26 +144,19 @@ public final class HeapBudget {
    * nodes out of heap (docs/postmortems/18). The start scripts set 4 MiB regions.
    */
   public static String regionWarning() {
-    try {
-      var hotspot =
-          java.lang.management.ManagementFactory.getPlatformMXBean(
-              com.sun.management.HotSpotDiagnosticMXBean.class);
-      if (!Boolean.parseBoolean(hotspot.getVMOption("UseG1GC").getValue())) {
-        return null;
-      }
-      long region = Long.parseLong(hotspot.getVMOption("G1HeapRegionSize").getValue());
-      if (region >= MIN_G1_REGION_BYTES) {
-        return null;
-      }
-      return "G1's regions are "
-          + (region >> 10)
-          + " KiB: every value, write group or append of "
-          + (region >> 11)
-          + " KiB or more takes whole regions, up to twice what the heap budget counts; start"
-          + " the JVM with -XX:G1HeapRegionSize=4m (the start scripts do)";
-    } catch (RuntimeException notHotSpot) {
+    if (!JvmOptions.on("UseG1GC")) {
       return null;
     }
+    long region = JvmOptions.value("G1HeapRegionSize").map(Long::parseLong).orElse(0L);
+    if (region >= MIN_G1_REGION_BYTES) {
+      return null;
+    }
+    return "G1's regions are "
+        + (region >> 10)
+        + " KiB: every value, write group or append of "
+        + (region >> 11)
+        + " KiB or more takes whole regions, up to twice what the heap budget counts; start"
+        + " the JVM with -XX:G1HeapRegionSize=4m (the start scripts do)";
   }
 
   /** The smallest G1 region size with which the budget's costs hold for values up to 1 MiB. */

@@ -1,5 +1,6 @@
 package io.shale.node.server;
 
+import io.grpc.BindableService;
 import io.grpc.Server;
 import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
@@ -584,20 +585,20 @@ public final class ShaleNode implements AutoCloseable {
                 new ApiGuard(stateMachine::authState, System::currentTimeMillis, kv::caughtUp),
                 audit,
                 grpcMeters);
-    api =
-        apiBuilder
-            .addService(ServerInterceptors.intercept(kv, guard))
-            .addService(ServerInterceptors.intercept(cluster, guard))
-            .addService(ServerInterceptors.intercept(auth, guard))
-            .addService(ServerInterceptors.intercept(watch, guard))
-            .addService(ServerInterceptors.intercept(leaseService, guard))
-            .addService(
-                ServerInterceptors.intercept(
-                    new BackupService(stateMachine, division, config.cluster()), guard))
-            .maxInboundMessageSize(config.limits().maxMessageBytes())
-            .executor(apiExecutor)
-            .build()
-            .start();
+    // Every request counts against the in-flight limit from its arrival, before its parse.
+    int largest = config.limits().maxMessageBytes();
+    for (BindableService service :
+        List.of(
+            kv,
+            cluster,
+            auth,
+            watch,
+            leaseService,
+            new BackupService(stateMachine, division, config.cluster()))) {
+      apiBuilder.addService(
+          kv.admittedOnArrival(ServerInterceptors.intercept(service, guard), largest));
+    }
+    api = apiBuilder.maxInboundMessageSize(largest).executor(apiExecutor).build().start();
     logSizeSnapshots =
         new LogSizeSnapshots(
             server,
