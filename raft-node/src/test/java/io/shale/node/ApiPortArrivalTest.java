@@ -8,9 +8,14 @@ import io.grpc.ClientCall;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
 import io.shale.client.ErrorTrailers;
 import io.shale.client.proto.GetRequest;
 import io.shale.client.proto.KVGrpc;
+import io.shale.client.proto.LeaseGrantRequest;
+import io.shale.client.proto.LeaseGrpc;
+import io.shale.client.proto.LeaseKeepAliveRequest;
+import io.shale.client.proto.LeaseKeepAliveResponse;
 import io.shale.client.proto.PutRequest;
 import io.shale.client.proto.PutResponse;
 import io.shale.node.local.LocalCluster;
@@ -29,7 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
  * any handler runs: a client that sends large puts and never half-closes them (so their handlers
  * never start) gets RESOURCE_EXHAUSTED with a retry-after once the node holds its byte budget
  * (limits.max_inflight_write_bytes, 32 MiB by default), instead of leaving any number of parsed
- * requests on the node's heap; the admitted ones still complete when half-closed.
+ * requests on the node's heap; the admitted ones still complete when half-closed, and a lease
+ * keep-alive renews meanwhile.
  */
 class ApiPortArrivalTest {
   private static final int VALUE_BYTES = 4 << 20;
@@ -88,6 +94,11 @@ class ApiPortArrivalTest {
 
   @Test
   void messagesHeldOpenAreCountedFromArrivalAndTheExcessIsRefused() throws Exception {
+    long lease =
+        LeaseGrpc.newBlockingStub(channel)
+            .withDeadlineAfter(30, TimeUnit.SECONDS)
+            .grant(LeaseGrantRequest.newBuilder().setTtlMs(60_000).build())
+            .getId();
     List<HeldPut> puts = new ArrayList<>();
     for (int i = 0; i < CALLS; i++) {
       puts.add(sendWithoutHalfClose(i));
@@ -114,6 +125,34 @@ class ApiPortArrivalTest {
       assertThat(s.getDescription()).contains("limits.max_inflight_write_bytes");
       assertThat(put.trailers().get().get(ErrorTrailers.RETRY_AFTER_MS)).isNotNull();
     }
+
+    // While the node holds them, a lease keep-alive (a small message of a stream, which passes
+    // the gate without a permit) still renews, and the held puts stay open.
+    CompletableFuture<LeaseKeepAliveResponse> renewed = new CompletableFuture<>();
+    StreamObserver<LeaseKeepAliveRequest> keepAlive =
+        LeaseGrpc.newStub(channel)
+            .withDeadlineAfter(60, TimeUnit.SECONDS)
+            .keepAlive(
+                new StreamObserver<>() {
+                  @Override
+                  public void onNext(LeaseKeepAliveResponse r) {
+                    renewed.complete(r);
+                  }
+
+                  @Override
+                  public void onError(Throwable t) {
+                    renewed.completeExceptionally(t);
+                  }
+
+                  @Override
+                  public void onCompleted() {}
+                });
+    keepAlive.onNext(LeaseKeepAliveRequest.newBuilder().setId(lease).build());
+    assertThat(renewed.get(30, TimeUnit.SECONDS).getFound()).isTrue();
+    keepAlive.onCompleted();
+    assertThat(puts.stream().filter(p -> p.outcome().isDone()).count())
+        .as("the held puts are still open")
+        .isEqualTo(CALLS - budgetHolds);
 
     // The admitted ones complete once half-closed, and read back.
     List<HeldPut> admitted = puts.stream().filter(p -> !refused.contains(p)).toList();

@@ -25,8 +25,9 @@ import java.util.function.Supplier;
  *
  * <p>Invariant: a call whose single request has arrived holds a permit of the message's size until
  * its handler starts (the handler then takes its own, {@link CallRunner}) or the call ends; a
- * streaming call holds one per message while that message is handled. A message that does not fit
- * is refused, unparsed, with the same RESOURCE_EXHAUSTED and retry-after as any overload.
+ * streaming call holds one per message larger than {@link #SMALL_STREAM_MESSAGE} while that message
+ * is handled. A message that does not fit is refused, unparsed, with the same RESOURCE_EXHAUSTED
+ * and retry-after as any overload.
  */
 final class ArrivalGate implements ServerInterceptor {
   /** Hands a message on as the bytes that arrived, so that the gate sees it before its parse. */
@@ -42,6 +43,14 @@ final class ArrivalGate implements ServerInterceptor {
           return stream;
         }
       };
+
+  /**
+   * A message of a streaming call this small passes without a permit: a watch request or a lease
+   * keep-alive is handled as it arrives and never held, and refusing one while writes fill the node
+   * would end a watch or let a lease lapse. Such messages cost at most this much per API thread,
+   * only while each is parsed.
+   */
+  static final int SMALL_STREAM_MESSAGE = 64 << 10;
 
   private final InflightLimit inflight;
   private final Supplier<StatusException> overloaded;
@@ -112,7 +121,12 @@ final class ArrivalGate implements ServerInterceptor {
       if (refused) {
         return;
       }
-      InflightLimit.Permit permit = inflight.tryAcquire(size(message));
+      long size = size(message);
+      if (!oneRequest && size <= SMALL_STREAM_MESSAGE) {
+        super.onMessage(message); // handled inline, never held: see SMALL_STREAM_MESSAGE
+        return;
+      }
+      InflightLimit.Permit permit = inflight.tryAcquire(size);
       if (permit == null) {
         refused = true;
         refusals.increment();
