@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Builds shale/jre17:local, a Debian bookworm + OpenJDK 17 runtime image, without any container
-# registry: debootstrap fetches the packages from the Debian mirror apt already uses, and
+# Builds shale/base:local, a minimal Debian bookworm image (the node image brings its own Java 25
+# runtime, ops/target/runtime), without any container registry: debootstrap fetches the packages from the Debian mirror apt already uses, and
 # `docker import` turns the tree into an image. Skips the work when the image exists (--force
 # rebuilds). iptables is included for the network partitions of the nemesis tests. About a
 # minute; needs root, debootstrap and a running Docker engine.
 #   ops/docker/build-base-image.sh [--force] [--tag TAG]
 set -euo pipefail
-TAG="shale/jre17:local"
+TAG="shale/base:local"
 FORCE=0
 while (( $# )); do
   case "$1" in
@@ -33,11 +33,11 @@ image_requirements
 
 MIRROR="$(debian_mirror)"
 
-ROOTFS="$(mktemp -d /tmp/shale-jre17-rootfs.XXXXXX)"
+ROOTFS="$(mktemp -d /tmp/shale-base-rootfs.XXXXXX)"
 trap 'rm -rf "$ROOTFS"' EXIT
 start=$SECONDS
-say "debootstrap bookworm (minbase + openjdk-17-jre-headless + iptables) from $MIRROR ..."
-debootstrap --variant=minbase --include=openjdk-17-jre-headless,iptables bookworm "$ROOTFS" "$MIRROR" \
+say "debootstrap bookworm (minbase + iptables) from $MIRROR ..."
+debootstrap --variant=minbase --include=iptables bookworm "$ROOTFS" "$MIRROR" \
   > "$ROOTFS.log" 2>&1 || { tail -n 30 "$ROOTFS.log" >&2; say "debootstrap failed (log above)"; exit 1; }
 rm -f "$ROOTFS.log"
 # What a runtime image does not need.
@@ -45,7 +45,6 @@ rm -rf "$ROOTFS"/usr/share/doc/* "$ROOTFS"/usr/share/man/* "$ROOTFS"/usr/share/i
   "$ROOTFS"/usr/share/locale/* "$ROOTFS"/var/cache/apt/archives/*.deb "$ROOTFS"/var/lib/apt/lists/*
 say "importing as $TAG ..."
 tar -C "$ROOTFS" --numeric-owner -c . | docker import \
-  -c 'ENV JAVA_HOME=/usr/lib/jvm/java-17-openjdk-amd64' \
-  -c 'ENV PATH=/usr/lib/jvm/java-17-openjdk-amd64/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+  -c 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
   -c 'ENV LANG=C.UTF-8' - "$TAG" > /dev/null
 say "$TAG built in $((SECONDS - start)) s ($(docker image inspect -f '{{.Size}}' "$TAG" | awk '{printf "%d MB", $1/1000000}'))"

@@ -28,6 +28,35 @@ else
 fi
 SHALE_CALLER_DIR="$PWD"
 
+# The server runs on Java 25 LTS (the SDK alone targets 17). Which java: the release package's own
+# runtime (runtime/, made with jlink); else $JAVA_HOME, `java` on PATH, or a JDK under /usr/lib/jvm,
+# the first that is 25 or newer. Sets SHALE_JAVA and SHALE_JAVA_HOME, or says what to install and
+# exits.
+java_major() { # the feature version a java binary reports ("25" of "25.0.1"), or nothing
+  "$1" -version 2>&1 | sed -nE '1s/.*version "(1\.)?([0-9]+).*/\2/p'
+}
+shale_find_java() {
+  local candidate major
+  for candidate in "$SHALE_ROOT/runtime/bin/java" "${JAVA_HOME:+$JAVA_HOME/bin/java}" \
+    "$(command -v java 2> /dev/null || true)" /usr/lib/jvm/*25*/bin/java /usr/lib/jvm/*/bin/java; do
+    [[ -n $candidate && -x $candidate ]] || continue
+    major="$(java_major "$candidate")"
+    if [[ $major =~ ^[0-9]+$ ]] && (( major >= 25 )); then
+      SHALE_JAVA="$candidate"
+      # Its home, links resolved (/usr/bin/java may point anywhere): a JDK when it has bin/javac.
+      SHALE_JAVA_HOME="$(cd "$(dirname "$(readlink -f "$candidate")")/.." && pwd)"
+      return 0
+    fi
+  done
+  echo "${0##*/}: Shale's server needs Java 25 or newer, and none was found (JAVA_HOME, PATH," \
+    "/usr/lib/jvm). Install a JDK 25, e.g. Temurin 25 from https://adoptium.net, and set" \
+    "JAVA_HOME to it; Debian's OpenJDK 17 is not enough (only the client SDK runs on 17)." >&2
+  exit 1
+}
+shale_find_java
+# What every JVM here is given on 25: native libraries and Netty's Unsafe allowed, without warnings.
+SHALE_JVM_ACCESS="--enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow"
+
 ops_needs_build() {
   (( SHALE_PACKAGE )) && return 1 # a release package is built already
   local stamp="$SHALE_ROOT/ops/target/.ops-tools-built"
@@ -42,6 +71,10 @@ ops_build_if_needed() {
     return 0
   fi
   command -v mvn > /dev/null || { echo "$script: mvn (Maven 3.8+) is needed to build" >&2; exit 1; }
+  # Maven runs on the JDK of the java found above (the build needs 25's javac).
+  [[ -x $SHALE_JAVA_HOME/bin/javac ]] \
+    || { echo "$script: building needs a JDK 25 (javac); $SHALE_JAVA_HOME has none" >&2; exit 1; }
+  export JAVA_HOME="$SHALE_JAVA_HOME"
   echo "$script: building (mvn -q -pl ops -am package -DskipTests) ..." >&2
   mkdir -p "$SHALE_ROOT/ops/target"
   # Taken before the build: a source edited during the build is newer, so the next run rebuilds.
@@ -83,14 +116,14 @@ ops_java() {
   local main_class="$1"
   shift
   # shellcheck disable=SC2086  # JAVA_OPTS is a list of options
-  (cd "$SHALE_ROOT" && java ${JAVA_OPTS:-} -Dshale.ops.cwd="$SHALE_CALLER_DIR" \
+  (cd "$SHALE_ROOT" && "$SHALE_JAVA" $SHALE_JVM_ACCESS ${JAVA_OPTS:-} -Dshale.ops.cwd="$SHALE_CALLER_DIR" \
     -Dshale.ops.revision="$(ops_revision)" \
     -cp "$SHALE_CLASSPATH" "$main_class" "$@")
 }
 
 ops_print_version() { # NAME: prints "NAME VERSION (commit COMMIT)", as stamped at package time
   ops_build_if_needed
-  exec java -cp "$SHALE_CLASSPATH" io.shale.node.server.ReleaseVersion "$1"
+  exec "$SHALE_JAVA" -cp "$SHALE_CLASSPATH" io.shale.node.server.ReleaseVersion "$1"
 }
 
 run_ops_main() {
@@ -103,6 +136,7 @@ run_ops_main() {
   ops_build_if_needed
   cd "$SHALE_ROOT"
   # shellcheck disable=SC2086  # JAVA_OPTS is a list of options
-  exec java ${JAVA_OPTS:-} -Dshale.ops.cwd="$SHALE_CALLER_DIR" -Dshale.ops.revision="$(ops_revision)" \
+  exec "$SHALE_JAVA" $SHALE_JVM_ACCESS ${JAVA_OPTS:-} -Dshale.ops.cwd="$SHALE_CALLER_DIR" \
+    -Dshale.ops.revision="$(ops_revision)" \
     -cp "$SHALE_CLASSPATH" "$main_class" "$@"
 }

@@ -40,8 +40,8 @@ import org.testcontainers.images.builder.Transferable;
  * the same when a container is stopped and started again or reconnected.
  *
  * <p>Nothing is pulled: the node image is built here from ops/docker/Dockerfile on a base image
- * already present (SHALE_BASE_IMAGE, else shale/jre17:local, else eclipse-temurin:17-jre), and
- * every test skips, with the reason, when no Docker engine answers or no base image is there.
+ * already present (SHALE_BASE_IMAGE, else shale/base:local, else debian:bookworm-slim), and every
+ * test skips, with the reason, when no Docker engine answers or no base image is there.
  */
 final class DockerCluster implements AutoCloseable {
   static final String IMAGE = "shale/node:it";
@@ -70,7 +70,7 @@ final class DockerCluster implements AutoCloseable {
             + "installs and starts one): container tests skipped");
     String wanted = System.getenv("SHALE_BASE_IMAGE");
     for (String candidate :
-        wanted != null ? List.of(wanted) : List.of("shale/jre17:local", "eclipse-temurin:17-jre")) {
+        wanted != null ? List.of(wanted) : List.of("shale/base:local", "debian:bookworm-slim")) {
       if (imageExists(candidate)) {
         return candidate;
       }

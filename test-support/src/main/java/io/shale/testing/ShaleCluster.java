@@ -60,7 +60,28 @@ public final class ShaleCluster
     this.clientSettings = b.clientSettings;
   }
 
+  /** The Java feature release the nodes need: they run in the test's JVM. */
+  static final int NODE_JAVA = 25;
+
+  /**
+   * A cluster to configure.
+   *
+   * @throws UnsupportedOperationException on a JVM older than Java 25, which cannot run the nodes
+   *     (the SDK itself runs on 17: only the embedded cluster needs 25)
+   */
   public static Builder builder() {
+    int running = Runtime.version().feature();
+    if (running < NODE_JAVA) {
+      throw new UnsupportedOperationException(
+          "ShaleCluster runs Shale's nodes in the test's JVM, and they need Java "
+              + NODE_JAVA
+              + " or newer; this test runs on Java "
+              + running
+              + ". Run the tests on a JDK "
+              + NODE_JAVA
+              + " (e.g. Maven Surefire's <jvm> or toolchains), or start a cluster outside the"
+              + " tests (ops/bin/shale-local up) and connect the SDK, which runs on 17, to it.");
+    }
     return new Builder();
   }
 

@@ -112,7 +112,12 @@ final class ShaleTarget implements KvTarget {
       List<String> command =
           new ArrayList<>(
               List.of(
-                  java, "-Xmx" + heap, "-XX:G1HeapRegionSize=4m", "-XX:+ExitOnOutOfMemoryError"));
+                  java,
+                  "-Xmx" + heap,
+                  "-XX:G1HeapRegionSize=4m",
+                  "-XX:+ExitOnOutOfMemoryError",
+                  "--enable-native-access=ALL-UNNAMED",
+                  "--sun-misc-unsafe-memory-access=allow"));
       String extra = System.getenv("SHALE_NODE_JAVA_OPTS"); // e.g. GC or diagnostics options;
       if (extra != null && !extra.isBlank()) {
         // %i is the node's index, for options that name a file per node

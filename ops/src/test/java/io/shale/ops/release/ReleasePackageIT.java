@@ -25,13 +25,13 @@ class ReleasePackageIT {
 
   record Result(int exit, String output) {}
 
-  /** Runs {@code command} in {@code cwd} with a PATH holding java but neither mvn nor git. */
+  /** Runs {@code command} in {@code cwd} with neither JAVA_HOME nor this build's JDK on PATH. */
   private static Result run(Path cwd, long seconds, String... command) throws Exception {
     ProcessBuilder pb =
         new ProcessBuilder(command).directory(cwd.toFile()).redirectErrorStream(true);
     Map<String, String> env = pb.environment();
-    Path javaBin = Path.of(System.getProperty("java.home"), "bin");
-    env.put("PATH", javaBin + ":/usr/bin:/bin");
+    env.put("PATH", "/usr/bin:/bin");
+    env.remove("JAVA_HOME");
     env.put(
         "JAVA_OPTS", "-Xmx512m"); // the shipped heap: a node refuses a heap its budgets do not fit
     Process p = pb.start();
@@ -72,10 +72,14 @@ class ReleasePackageIT {
             "conf/node.toml",
             "conf/shale.toml",
             "README.md",
-            "RELEASE")) {
+            "RELEASE",
+            "runtime/bin/java")) {
       assertThat(home.resolve(f)).as(f).exists();
     }
     assertThat(Files.isExecutable(home.resolve("bin/shalectl"))).isTrue();
+    assertThat(Files.isExecutable(home.resolve("runtime/bin/java"))).isTrue();
+    Result runtime = run(home, 60, home.resolve("runtime/bin/java").toString(), "-version");
+    assertThat(runtime.output()).contains("version \"25");
     try (Stream<Path> jars = Files.list(home.resolve("lib"))) {
       assertThat(jars.map(p -> p.getFileName().toString()).toList())
           .anyMatch(n -> n.startsWith("ops-"))
@@ -96,6 +100,10 @@ class ReleasePackageIT {
     try {
       assertThat(up.exit()).as(up.output()).isZero();
       assertThat(up.output()).contains("up to date").contains("n1 ready").contains("elected");
+      // The nodes run on the package's runtime, not on a java of the machine.
+      long pid = Long.parseLong(Files.readString(data.resolve("n1.pid")).trim());
+      assertThat(Files.readSymbolicLink(Path.of("/proc", Long.toString(pid), "exe")))
+          .isEqualTo(home.resolve("runtime/bin/java").toRealPath());
       List<String> ctl =
           new ArrayList<>(List.of("bin/shalectl", "--tls-dir", data.resolve("certs").toString()));
       List<String> put = new ArrayList<>(ctl);
