@@ -48,6 +48,8 @@ class NodeKillIT {
             List.of(
                 Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
                 "-XX:+ExitOnOutOfMemoryError",
+                "--enable-native-access=ALL-UNNAMED",
+                "--sun-misc-unsafe-memory-access=allow",
                 "-cp",
                 System.getProperty("java.class.path"),
                 NodeMain.class.getName(),

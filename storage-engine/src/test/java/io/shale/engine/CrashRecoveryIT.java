@@ -40,6 +40,8 @@ class CrashRecoveryIT {
           new ProcessBuilder(
                   javaBinary(),
                   "-Xmx256m",
+                  "--enable-native-access=ALL-UNNAMED",
+                  "--sun-misc-unsafe-memory-access=allow",
                   "-cp",
                   System.getProperty("java.class.path"),
                   CrashWorkload.class.getName(),

@@ -215,7 +215,14 @@ public final class SeedBench {
       Directories.deleteRecursively(dir);
       Files.createDirectories(data);
       List<String> cmd =
-          new ArrayList<>(List.of(javaBinary(), "-Xms" + heap, "-Xmx" + heap, "-XX:-UsePerfData"));
+          new ArrayList<>(
+              List.of(
+                  javaBinary(),
+                  "-Xms" + heap,
+                  "-Xmx" + heap,
+                  "-XX:-UsePerfData",
+                  "--enable-native-access=ALL-UNNAMED",
+                  "--sun-misc-unsafe-memory-access=allow"));
       // For profiling, e.g. SEED_BENCH_CHILD_OPTS="-XX:StartFlightRecording=filename=/tmp/x.jfr"
       String childOpts = System.getenv("SEED_BENCH_CHILD_OPTS");
       if (childOpts != null && !childOpts.isBlank()) {
