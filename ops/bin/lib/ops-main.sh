@@ -57,11 +57,69 @@ shale_find_java
 # What every JVM here is given on 25: native libraries and Netty's Unsafe allowed, without warnings.
 SHALE_JVM_ACCESS="--enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow"
 
+# How a node's JVM starts: node_command ARGS... sets the array SHALE_NODE_COMMAND (java, options,
+# class path, NodeMain, ARGS). A node runs from the release layout: the package itself, or in the
+# source tree the one `mvn package` stages (ops/target/stage/shale, built below when missing): its
+# own runtime/, the jars of lib/ in name order (an explicit list, so the order never depends on
+# the file system), and lib/shale.aot, the ahead-of-time cache a training run made at package
+# time (class loading, linking and method profiles: a warm start), used only while
+# lib/shale.aot.sha256 still matches the runtime and every jar (the JVM alone does not refuse a
+# cache whose jars changed). Heap: 512 MiB unless JAVA_OPTS names one; an OutOfMemoryError ends
+# the node (a node that lost a thread to it limps on, wedged); 4 MiB G1 regions (with the 1 MiB
+# G1 picks for 512 MiB, every array of 512 KiB or more is "humongous": a 1 MiB value took two
+# regions, and 1,000 concurrent 1 MiB puts ran 512 MiB nodes out of heap).
+shale_node_home() { # prints the release layout a node runs from, or nothing
+  if (( SHALE_PACKAGE )); then
+    echo "$SHALE_ROOT"
+    return 0
+  fi
+  [[ -f $SHALE_ROOT/ops/target/stage/shale/RELEASE ]] && echo "$SHALE_ROOT/ops/target/stage/shale"
+  return 0
+}
+node_jars() { # HOME: the jars of HOME/lib in name (byte) order, as lib/NAME.jar, one a line
+  local LC_ALL=C jar
+  for jar in "$1"/lib/*.jar; do
+    [[ -f $jar ]] && printf 'lib/%s\n' "${jar##*/}"
+  done
+  return 0
+}
+aot_cache_usable() { # HOME: whether HOME/lib/shale.aot matches its runtime and jars
+  local home="$1" sums="$1/lib/shale.aot.sha256"
+  [[ -f $home/lib/shale.aot && -f $sums ]] || return 1
+  # The same jars, in the same order, as when it was made, and none changed since.
+  [[ "$(printf 'runtime/release\n'; node_jars "$home")" == "$(sed -E 's/^[0-9a-f]+ [ *]//' "$sums")" ]] \
+    || return 1
+  (cd "$home" && sha256sum --quiet --status -c lib/shale.aot.sha256)
+}
+node_command() {
+  local home
+  home="$(shale_node_home)"
+  [[ -n $home ]] || { echo "${0##*/}: no release layout to run a node from (mvn -pl ops -am package)" >&2; exit 1; }
+  local java="$home/runtime/bin/java" classpath
+  [[ -x $java ]] || java="$SHALE_JAVA"
+  classpath="$(node_jars "$home" | sed "s|^|$home/|" | paste -sd: -)"
+  local heap="-Xmx512m"
+  [[ "${JAVA_OPTS:-}" == *-Xmx* ]] && heap=""
+  SHALE_NODE_COMMAND=("$java" $SHALE_JVM_ACCESS -XX:+ExitOnOutOfMemoryError -XX:G1HeapRegionSize=4m $heap)
+  if aot_cache_usable "$home"; then
+    SHALE_NODE_COMMAND+=("-XX:AOTCache=$home/lib/shale.aot")
+  elif [[ -f $home/lib/shale.aot ]]; then
+    echo "${0##*/}: not using $home/lib/shale.aot: it was made for other jars or another runtime" \
+      "(rebuild with mvn package); the node starts without it, slower to warm" >&2
+  fi
+  # shellcheck disable=SC2206  # JAVA_OPTS is a list of options
+  # SHALE_NODE_EXTRA_CLASSPATH goes after the jars (the image's logging configuration): a class
+  # path that extends the one the cache was made for keeps the cache.
+  classpath+="${SHALE_NODE_EXTRA_CLASSPATH:+:$SHALE_NODE_EXTRA_CLASSPATH}"
+  SHALE_NODE_COMMAND+=(${JAVA_OPTS:-} -Dshale.ops.cwd="$SHALE_CALLER_DIR" -cp "$classpath" io.shale.node.server.NodeMain "$@")
+}
+
 ops_needs_build() {
   (( SHALE_PACKAGE )) && return 1 # a release package is built already
   local stamp="$SHALE_ROOT/ops/target/.ops-tools-built"
   [[ -f "$SHALE_ROOT/ops/target/classes/io/shale/ops/cli/Shalectl.class" && -f $stamp ]] || return 0
   compgen -G "$SHALE_ROOT/ops/target/lib/*.jar" > /dev/null || return 0
+  [[ -n "$(shale_node_home)" ]] || return 0 # the release layout nodes run from
   [[ -n "$(cd "$SHALE_ROOT" && find pom.xml ./*/pom.xml ./*/src/main -newer "$stamp" -print -quit 2> /dev/null)" ]]
 }
 
@@ -136,7 +194,8 @@ run_ops_main() {
   ops_build_if_needed
   cd "$SHALE_ROOT"
   # shellcheck disable=SC2086  # JAVA_OPTS is a list of options
+  # Benchmarks start their nodes from the release layout, as shale-node does (shale.node.home).
   exec "$SHALE_JAVA" $SHALE_JVM_ACCESS ${JAVA_OPTS:-} -Dshale.ops.cwd="$SHALE_CALLER_DIR" \
-    -Dshale.ops.revision="$(ops_revision)" \
+    -Dshale.ops.revision="$(ops_revision)" -Dshale.node.home="$(shale_node_home)" \
     -cp "$SHALE_CLASSPATH" "$main_class" "$@"
 }

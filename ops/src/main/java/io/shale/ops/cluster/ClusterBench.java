@@ -138,6 +138,15 @@ public final class ClusterBench {
         if (target instanceof EtcdTarget e) {
           etcdVersion = e.version;
         }
+        if (target instanceof ShaleTarget shale) {
+          System.out.printf(
+              Locale.ROOT,
+              "cluster-bench: %s nodes ready %d, %d, %d ms after their JVMs were launched%n",
+              system,
+              shale.readyMillis(0),
+              shale.readyMillis(1),
+              shale.readyMillis(2));
+        }
         // Measured apart: how fast a freshly started cluster takes puts, second by second.
         coldStarts.put(system, coldStart(target));
         warmUps.put(system, warmUp(system, target, sizes, concurrency, ops, jitWarmup, maxWarmup));

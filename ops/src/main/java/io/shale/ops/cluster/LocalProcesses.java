@@ -59,7 +59,7 @@ final class LocalProcesses implements AutoCloseable {
       if (!p.isAlive()) {
         throw new IllegalStateException("process exited with " + p.exitValue() + "; see " + log);
       }
-      Thread.sleep(100);
+      Thread.sleep(20);
     }
     throw new IllegalStateException("no ready line within " + seconds + " s; see " + log);
   }

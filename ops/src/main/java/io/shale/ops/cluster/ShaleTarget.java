@@ -41,6 +41,8 @@ final class ShaleTarget implements KvTarget {
   private final String[] raft = new String[3];
   private final String[] http = new String[3];
   private final List<List<String>> commands = new ArrayList<>();
+  private final long[] readyMillis = new long[3];
+  private final Path certs;
   private int restarts;
   private int leaderIndex = -1;
 
@@ -53,11 +55,26 @@ final class ShaleTarget implements KvTarget {
    *     user root with its certificate) or insecure, as the plaintext etcd they are compared with
    */
   ShaleTarget(Path dir, String heap, int channelCount, boolean tls) throws Exception {
+    this(dir, heap, channelCount, tls, NodeRuntime.configured(), i -> List.of());
+  }
+
+  /**
+   * @param runtime the java, class path and options the nodes run on
+   * @param nodeOptions more JVM options for node {@code i} (0 for n1)
+   */
+  ShaleTarget(
+      Path dir,
+      String heap,
+      int channelCount,
+      boolean tls,
+      NodeRuntime runtime,
+      java.util.function.IntFunction<List<String>> nodeOptions)
+      throws Exception {
     this.dir = dir;
     Directories.deleteRecursively(dir); // a run that was killed leaves its data behind
     Files.createDirectories(dir);
     String[] ids = {"n1", "n2", "n3"};
-    Path certs = dir.resolve("certs");
+    this.certs = dir.resolve("certs");
     String tlsSection = "";
     Function<String, ManagedChannel> open = hp -> NodeChannels.open(hp, 32 << 20);
     if (tls) {
@@ -84,7 +101,7 @@ final class ShaleTarget implements KvTarget {
           .append(api[i])
           .append("\"\n\n");
     }
-    String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+    long launchedAt = System.nanoTime();
     for (int i = 0; i < 3; i++) {
       Path config = dir.resolve(ids[i] + ".toml");
       Files.writeString(
@@ -112,12 +129,14 @@ final class ShaleTarget implements KvTarget {
       List<String> command =
           new ArrayList<>(
               List.of(
-                  java,
+                  runtime.java(),
                   "-Xmx" + heap,
                   "-XX:G1HeapRegionSize=4m",
                   "-XX:+ExitOnOutOfMemoryError",
                   "--enable-native-access=ALL-UNNAMED",
                   "--sun-misc-unsafe-memory-access=allow"));
+      command.addAll(runtime.options());
+      command.addAll(nodeOptions.apply(i));
       String extra = System.getenv("SHALE_NODE_JAVA_OPTS"); // e.g. GC or diagnostics options;
       if (extra != null && !extra.isBlank()) {
         // %i is the node's index, for options that name a file per node
@@ -128,7 +147,7 @@ final class ShaleTarget implements KvTarget {
       command.addAll(
           List.of(
               "-cp",
-              System.getProperty("java.class.path"),
+              runtime.classPath(),
               "io.shale.node.server.NodeMain",
               "--config",
               config.toString()));
@@ -142,6 +161,7 @@ final class ShaleTarget implements KvTarget {
     for (int i = 0; i < 3; i++) {
       LocalProcesses.awaitLine(
           started.get(i), dir.resolve(ids[i] + ".log"), l -> l.startsWith("ready "), 120);
+      readyMillis[i] = (System.nanoTime() - launchedAt) / 1_000_000;
     }
     String leader = leaderApiAddress(open.apply(api[0]));
     leaderIndex = List.of(api).indexOf(leader);
@@ -202,6 +222,31 @@ final class ShaleTarget implements KvTarget {
   /** Whether every node process is still the one started (none died or was restarted). */
   boolean allAlive() {
     return started.stream().allMatch(Process::isAlive);
+  }
+
+  /**
+   * Milliseconds from launching the three JVMs until node {@code i} printed "ready" (serving,
+   * caught up, a leader elected), polled every 20 ms.
+   */
+  long readyMillis(int i) {
+    return readyMillis[i];
+  }
+
+  /** The cluster's CA and the root user's client certificate (when started with TLS). */
+  Path certificates() {
+    return certs;
+  }
+
+  /**
+   * Stops node {@code i} politely (SIGTERM: the node closes and the JVM runs its exit, where a
+   * training run writes its ahead-of-time cache) and waits up to {@code grace} for its end.
+   */
+  void stop(int i, Duration grace) throws InterruptedException {
+    Process p = started.get(i);
+    p.destroy();
+    if (!p.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+      throw new IllegalStateException("node n" + (i + 1) + " did not end within " + grace);
+    }
   }
 
   /** Kills node {@code i} (0 for n1) at once, as a crash would (SIGKILL), and waits for its end. */

@@ -73,9 +73,13 @@ class ReleasePackageIT {
             "conf/shale.toml",
             "README.md",
             "RELEASE",
-            "runtime/bin/java")) {
+            "runtime/bin/java",
+            "lib/shale.aot",
+            "lib/shale.aot.sha256")) {
       assertThat(home.resolve(f)).as(f).exists();
     }
+    // The ahead-of-time cache still matches the unpacked runtime and jars.
+    assertThat(new ReleaseLayout(home).aotCacheUsable()).isTrue();
     assertThat(Files.isExecutable(home.resolve("bin/shalectl"))).isTrue();
     assertThat(Files.isExecutable(home.resolve("runtime/bin/java"))).isTrue();
     Result runtime = run(home, 60, home.resolve("runtime/bin/java").toString(), "-version");
@@ -104,6 +108,11 @@ class ReleasePackageIT {
       long pid = Long.parseLong(Files.readString(data.resolve("n1.pid")).trim());
       assertThat(Files.readSymbolicLink(Path.of("/proc", Long.toString(pid), "exe")))
           .isEqualTo(home.resolve("runtime/bin/java").toRealPath());
+      // ... with the package's ahead-of-time cache, which the JVM mapped.
+      assertThat(Files.readString(Path.of("/proc", Long.toString(pid), "cmdline")))
+          .contains("-XX:AOTCache=" + home.resolve("lib/shale.aot"));
+      assertThat(Files.readString(Path.of("/proc", Long.toString(pid), "maps")))
+          .contains(home.resolve("lib/shale.aot").toRealPath().toString());
       List<String> ctl =
           new ArrayList<>(List.of("bin/shalectl", "--tls-dir", data.resolve("certs").toString()));
       List<String> put = new ArrayList<>(ctl);
