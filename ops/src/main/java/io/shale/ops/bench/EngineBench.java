@@ -16,7 +16,6 @@ import io.shale.engine.sstable.Compression;
 import io.shale.engine.sstable.TableWriteOptions;
 import io.shale.ops.Directories;
 import java.io.IOException;
-import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -552,7 +551,7 @@ public final class EngineBench {
   private Result fill(Store s) throws Exception {
     gc();
     Result r = new Result();
-    long gc0 = gcMillis();
+    long gc0 = GcPauses.millisSoFar();
     CpuMeter cpu = new CpuMeter();
     byte[] key = new byte[KEY_BYTES];
     byte[] value = new byte[VALUE_BYTES];
@@ -585,7 +584,7 @@ public final class EngineBench {
     }
     r.nanos = System.nanoTime() - t0;
     r.ops = n;
-    r.gcMillis = gcMillis() - gc0;
+    r.gcMillis = GcPauses.millisSoFar() - gc0;
     r.foreignCpuSeconds = cpu.foreignSeconds();
     progress(
         String.format(
@@ -617,7 +616,7 @@ public final class EngineBench {
     }
     long n = args.keys;
     byte[] key = new byte[KEY_BYTES];
-    long gc0 = gcMillis();
+    long gc0 = GcPauses.millisSoFar();
     CpuMeter cpu = new CpuMeter();
     long t0 = System.nanoTime();
     long deadline = t0 + (long) (seconds * 1e9);
@@ -683,7 +682,7 @@ public final class EngineBench {
     if (r != null) {
       r.ops += ops;
       r.nanos += elapsed;
-      r.gcMillis += gcMillis() - gc0;
+      r.gcMillis += GcPauses.millisSoFar() - gc0;
       r.foreignCpuSeconds += cpu.foreignSeconds(); // NaN stays NaN
     }
     progress(
@@ -881,14 +880,6 @@ public final class EngineBench {
 
   private static void gc() {
     System.gc();
-  }
-
-  private static long gcMillis() {
-    long t = 0;
-    for (GarbageCollectorMXBean b : ManagementFactory.getGarbageCollectorMXBeans()) {
-      t += Math.max(0, b.getCollectionTime());
-    }
-    return t;
   }
 
   private static String loadAverage() {

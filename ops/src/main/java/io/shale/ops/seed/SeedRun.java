@@ -1,5 +1,6 @@
 package io.shale.ops.seed;
 
+import io.shale.ops.bench.GcPauses;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -324,7 +325,7 @@ public final class SeedRun {
         burster = new Thread(this::burst, "burst-writer");
         burster.start();
       }
-      long gcBefore = gcMillisSoFar();
+      long gcBefore = GcPauses.millisSoFar();
       Path csvFile = outDir.resolve(timed ? "seconds.csv" : "warmup-seconds.csv");
       try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(csvFile))) {
         csv.println(
@@ -400,7 +401,7 @@ public final class SeedRun {
         }
       }
       seconds = (System.nanoTime() - phaseStart) / 1e9;
-      gcMillis = gcMillisSoFar() - gcBefore;
+      gcMillis = GcPauses.millisSoFar() - gcBefore;
       readsBurstTotal.add(readsBurst.getIntervalHistogram());
       burstWritesTotal.add(burstWrites.getIntervalHistogram());
       // What finished after the last sample.
@@ -628,16 +629,6 @@ public final class SeedRun {
         (double) (c1.filterPasses() - c0.filterPasses()) / n,
         (double) (c1.filterProbes() - c0.filterProbes()) / n,
         checked);
-  }
-
-  /** Milliseconds the JVM's garbage collectors have run so far. */
-  private static long gcMillisSoFar() {
-    long sum = 0;
-    for (java.lang.management.GarbageCollectorMXBean gc :
-        java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
-      sum += Math.max(0, gc.getCollectionTime());
-    }
-    return sum;
   }
 
   /** This process's resident memory (heap and native, not page cache), from /proc/self/status. */
