@@ -5,11 +5,11 @@ import java.lang.management.ManagementFactory;
 
 /**
  * Stop-the-world time of this JVM's garbage collectors, the figure behind every benchmark's "GC
- * time" row. Concurrent collectors also publish beans for their concurrent cycles (ZGC's "ZGC
- * Minor Cycles" and "ZGC Major Cycles", Shenandoah's "Shenandoah Cycles"), whose time runs beside
- * the application and is not a pause: summing every bean charged ZGC seconds of its background
- * work as pauses. G1's beans are all pauses ("G1 Concurrent GC" counts the Remark and Cleanup
- * pauses of a concurrent cycle, checked against {@code -Xlog:gc} on JDK 25).
+ * time" row. Concurrent collectors also publish beans for their concurrent cycles (ZGC's "ZGC Minor
+ * Cycles" and "ZGC Major Cycles", Shenandoah's "Shenandoah Cycles"), whose time runs beside the
+ * application and is not a pause: summing every bean charged ZGC seconds of its background work as
+ * pauses. G1's beans are all pauses ("G1 Concurrent GC" counts the Remark and Cleanup pauses of a
+ * concurrent cycle, checked against {@code -Xlog:gc} on JDK 25).
  */
 public final class GcPauses {
   private GcPauses() {}
