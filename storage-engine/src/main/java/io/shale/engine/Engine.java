@@ -25,6 +25,7 @@ import io.shale.engine.pressure.WritePressure;
 import io.shale.engine.pressure.WriteThrottledException;
 import io.shale.engine.sstable.BlockCache;
 import io.shale.engine.sstable.TableCache;
+import io.shale.engine.sstable.TableMemory;
 import io.shale.engine.version.FileNames;
 import io.shale.engine.version.ObsoleteFiles;
 import io.shale.engine.version.TableLookup;
@@ -96,7 +97,8 @@ public final class Engine implements ReadView, AutoCloseable {
               n -> FileNames.table(dir, n),
               options.mmapReads(),
               fileReads,
-              options.adviseRandomReads());
+              options.adviseRandomReads(),
+              new TableMemory(options.indexAndFilterMemoryBytes()));
       this.blobFiles =
           new BlobFiles(
               n -> FileNames.blob(dir, n),
@@ -196,6 +198,11 @@ public final class Engine implements ReadView, AutoCloseable {
 
   public Path directory() {
     return dir;
+  }
+
+  /** The native memory of the open tables (tests check it is all freed after close). */
+  TableMemory tableMemory() {
+    return tableCache.memory();
   }
 
   public EngineOptions options() {

@@ -21,6 +21,12 @@ import io.shale.engine.sstable.TableWriteOptions;
  * @param maxOpenFiles {@code [lsm] max_open_files}: tables kept open, and blob files kept open (two
  *     caches of this size: a blob file closed too early costs an open and its footer read on the
  *     next value it serves, as RocksDB's one cache of this size for both kinds)
+ * @param indexAndFilterMemoryBytes {@code [lsm] index_and_filter_memory}: native memory for the
+ *     index blocks and Bloom filters of open tables, about 2 bytes a key with the default filter
+ *     (so the default 256 MiB holds those of about 130 M keys). Beyond it the least recently used
+ *     tables are closed, and reopened (footer, index and filter read again) by the next read that
+ *     needs them, as RocksDB does when it charges them to a bounded cache. Off the heap: the heap a
+ *     node needs does not grow with its data
  * @param mmapReads {@code [lsm] mmap_reads}: pays only while data fits in memory (a page fault
  *     reads the device's read-ahead window); docs/benchmarks.md, "Cause, change, effect"
  * @param adviseRandomReads {@code [lsm] advise_random_reads}: tell the kernel that table and blob
@@ -34,6 +40,7 @@ public record EngineOptions(
     long memtableSizeBytes,
     long blockCacheBytes,
     int maxOpenFiles,
+    long indexAndFilterMemoryBytes,
     boolean mmapReads,
     boolean adviseRandomReads,
     TableWriteOptions table,
@@ -62,6 +69,10 @@ public record EngineOptions(
       throw new IllegalArgumentException(
           "lsm.max_open_files must be in [16, 1000000], got " + maxOpenFiles);
     }
+    if (indexAndFilterMemoryBytes < (1 << 20) || indexAndFilterMemoryBytes > (1L << 40)) {
+      throw new IllegalArgumentException(
+          "lsm.index_and_filter_memory must be in [1MiB, 1TiB], got " + indexAndFilterMemoryBytes);
+    }
     if (table == null
         || bloom == null
         || compaction == null
@@ -77,6 +88,7 @@ public record EngineOptions(
         64L << 20,
         256L << 20,
         1000,
+        256L << 20,
         false,
         false,
         new TableWriteOptions(4096, 16, Compression.LZ4),
@@ -117,6 +129,7 @@ public record EngineOptions(
         bytes,
         blockCacheBytes,
         maxOpenFiles,
+        indexAndFilterMemoryBytes,
         mmapReads,
         adviseRandomReads,
         table,
@@ -146,6 +159,7 @@ public record EngineOptions(
         memtableSizeBytes,
         bytes,
         maxOpenFiles,
+        indexAndFilterMemoryBytes,
         mmapReads,
         adviseRandomReads,
         table,
@@ -161,6 +175,23 @@ public record EngineOptions(
         memtableSizeBytes,
         blockCacheBytes,
         n,
+        indexAndFilterMemoryBytes,
+        mmapReads,
+        adviseRandomReads,
+        table,
+        bloom,
+        compaction,
+        blob,
+        writePressure,
+        budget);
+  }
+
+  public EngineOptions withIndexAndFilterMemory(long bytes) {
+    return new EngineOptions(
+        memtableSizeBytes,
+        blockCacheBytes,
+        maxOpenFiles,
+        bytes,
         mmapReads,
         adviseRandomReads,
         table,
@@ -176,6 +207,7 @@ public record EngineOptions(
         memtableSizeBytes,
         blockCacheBytes,
         maxOpenFiles,
+        indexAndFilterMemoryBytes,
         on,
         adviseRandomReads,
         table,
@@ -191,6 +223,7 @@ public record EngineOptions(
         memtableSizeBytes,
         blockCacheBytes,
         maxOpenFiles,
+        indexAndFilterMemoryBytes,
         mmapReads,
         on,
         table,
@@ -206,6 +239,7 @@ public record EngineOptions(
         memtableSizeBytes,
         blockCacheBytes,
         maxOpenFiles,
+        indexAndFilterMemoryBytes,
         mmapReads,
         adviseRandomReads,
         t,
@@ -221,6 +255,7 @@ public record EngineOptions(
         memtableSizeBytes,
         blockCacheBytes,
         maxOpenFiles,
+        indexAndFilterMemoryBytes,
         mmapReads,
         adviseRandomReads,
         table,
@@ -236,6 +271,7 @@ public record EngineOptions(
         memtableSizeBytes,
         blockCacheBytes,
         maxOpenFiles,
+        indexAndFilterMemoryBytes,
         mmapReads,
         adviseRandomReads,
         table,
@@ -251,6 +287,7 @@ public record EngineOptions(
         memtableSizeBytes,
         blockCacheBytes,
         maxOpenFiles,
+        indexAndFilterMemoryBytes,
         mmapReads,
         adviseRandomReads,
         table,
@@ -266,6 +303,7 @@ public record EngineOptions(
         memtableSizeBytes,
         blockCacheBytes,
         maxOpenFiles,
+        indexAndFilterMemoryBytes,
         mmapReads,
         adviseRandomReads,
         table,
@@ -281,6 +319,7 @@ public record EngineOptions(
         memtableSizeBytes,
         blockCacheBytes,
         maxOpenFiles,
+        indexAndFilterMemoryBytes,
         mmapReads,
         adviseRandomReads,
         table,

@@ -20,8 +20,8 @@ import java.util.List;
  *     tables blob GC jobs rewrote
  * @param blobBytesReclaimed bytes of blob files dropped once nothing pointed into them; {@code
  *     blobGcBytesWritten / blobBytesReclaimed} is what each reclaimed byte cost
- * @param tableReaderMemoryBytes bytes the open tables hold in memory: Bloom filters and index
- *     blocks (RocksDB's estimate-table-readers-mem)
+ * @param tableReaderMemoryBytes native bytes the open tables hold: Bloom filters and index blocks
+ *     (RocksDB's estimate-table-readers-mem), bounded by {@code lsm.index_and_filter_memory}
  * @param fileReads bytes read from table and blob files, by why (gets, scans, compactions and blob
  *     GC, opening and verifying files): what the engine asked the kernel for, to compare with what
  *     the disk read

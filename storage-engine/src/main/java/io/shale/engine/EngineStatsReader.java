@@ -211,6 +211,11 @@ final class EngineStatsReader implements EngineMetrics.Source {
   }
 
   @Override
+  public long indexAndFilterBytes() {
+    return tableReaderMemory.getAsLong();
+  }
+
+  @Override
   public int writePressureCondition() {
     return writeController.current().condition().ordinal();
   }

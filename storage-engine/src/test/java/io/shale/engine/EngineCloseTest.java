@@ -56,8 +56,10 @@ class EngineCloseTest {
       count++;
     }
     assertThat(count).isEqualTo(500);
+    assertThat(engine.tableMemory().openArenas()).as("the scan's tables stay open").isPositive();
     it.close();
     closing.get(10, TimeUnit.SECONDS);
+    ModelBasedEngineTest.assertNoTableMemoryLeft(engine, "after close");
     assertThatThrownBy(() -> engine.get("k0001".getBytes(UTF_8))).hasMessageContaining("is closed");
   }
 }

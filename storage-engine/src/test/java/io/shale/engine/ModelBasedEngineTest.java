@@ -112,6 +112,7 @@ class ModelBasedEngineTest {
           compactions += engine.stats().compactions();
           gcRuns += engine.stats().blobGcRuns();
           engine.close();
+          assertNoTableMemoryLeft(engine, where);
           engine = Engine.open(dir, options);
           assertThat(engine.persistedAppliedIndex()).as(where + " reopen").isEqualTo(index);
         } else if (op < 98) {
@@ -139,6 +140,7 @@ class ModelBasedEngineTest {
       }
       snapshots.clear();
       engine.close();
+      assertNoTableMemoryLeft(engine, "seed " + seed + " final");
       assertThat(Verifier.verify(dir).problems()).isEmpty();
     } finally {
       for (SnapshotUnderTest s : snapshots) {
@@ -236,5 +238,11 @@ class ModelBasedEngineTest {
     List<String> out = new ArrayList<>();
     model.forEach((k, v) -> out.add(entry(k, v)));
     return out;
+  }
+
+  /** Every table's native memory (index, filter, mapping) is freed once its engine closed. */
+  static void assertNoTableMemoryLeft(Engine closed, String where) {
+    assertThat(closed.tableMemory().openArenas()).as(where + ": tables not freed").isZero();
+    assertThat(closed.tableMemory().bytes()).as(where + ": index and filter bytes").isZero();
   }
 }

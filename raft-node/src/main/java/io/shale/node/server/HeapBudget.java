@@ -58,8 +58,6 @@ public final class HeapBudget {
             "table_builds",
             "(lsm.compaction.threads + 1) x 12 MiB",
             c.engine().tableBuildHeapBytes()));
-    parts.add(
-        new Part("engine_metadata", "memory.engine_metadata", c.memory().engineMetadataBytes()));
     parts.add(new Part("watch_history", "watch.history_size", c.watch().historyBytes()));
     NodeConfig.Limits l = c.limits();
     parts.add(

@@ -114,16 +114,10 @@ public record NodeConfig(
    *     disk read
    * @param raftAppendsInFlight appends a leader sends a follower before an answer (Ratis's
    *     outstanding appends); each holds up to one append's bytes on the follower while it writes
-   * @param engineMetadataBytes the reserve for the engine's table indexes and Bloom filters, which
-   *     grow with the data (about 2 bytes a key)
    */
-  public record Memory(
-      double heapHeadroom,
-      long raftLogCacheBytes,
-      int raftAppendsInFlight,
-      long engineMetadataBytes) {
+  public record Memory(double heapHeadroom, long raftLogCacheBytes, int raftAppendsInFlight) {
     public static Memory defaults() {
-      return new Memory(0.25, 24L << 20, 4, 24L << 20);
+      return new Memory(0.25, 24L << 20, 4);
     }
 
     public Memory {
@@ -439,7 +433,14 @@ public record NodeConfig(
           "lease",
           List.of("min_ttl", "max_ttl", "check_interval"),
           "memory",
-          List.of("heap_headroom", "raft_log_cache", "raft_appends_in_flight", "engine_metadata"));
+          List.of("heap_headroom", "raft_log_cache", "raft_appends_in_flight"));
+
+  /** Keys that were taken out, with what replaces them (a config that sets one is refused). */
+  private static final Map<String, String> REMOVED_KEYS =
+      Map.of(
+          "memory.engine_metadata",
+          "table indexes and Bloom filters live off the heap now, bounded by"
+              + " lsm.index_and_filter_memory; delete memory.engine_metadata");
 
   private static final List<String> PEER_KEYS = List.of("id", "raft_address", "api_address");
 
@@ -611,8 +612,7 @@ public record NodeConfig(
                     "memory.raft_appends_in_flight",
                     Memory.defaults().raftAppendsInFlight(),
                     1,
-                    128),
-            v.size("memory.engine_metadata", Memory.defaults().engineMetadataBytes())));
+                    128)));
   }
 
   /** The {@code [tls]} files: all three or none. */
@@ -750,6 +750,11 @@ public record NodeConfig(
           throw new IllegalArgumentException(section.getKey() + " must be a table");
         }
         for (String key : table.keySet()) {
+          String removed = REMOVED_KEYS.get(section.getKey() + "." + key);
+          if (removed != null) {
+            throw new IllegalArgumentException(
+                "configuration key " + section.getKey() + "." + key + " is gone: " + removed);
+          }
           if (!section.getValue().contains(key)) {
             throw new IllegalArgumentException(
                 "unknown configuration key "

@@ -66,6 +66,20 @@ class NodeConfigTest {
   }
 
   @Test
+  void aRemovedKeyIsRefusedNamingWhatReplacesIt() {
+    assertThatThrownBy(
+            () ->
+                NodeConfig.parse(
+                    MINIMAL + "[memory]\nengine_metadata = \"24MiB\"\n", List.of(), Path.of("/")))
+        .hasMessageContaining("memory.engine_metadata is gone")
+        .hasMessageContaining("lsm.index_and_filter_memory");
+    NodeConfig c =
+        NodeConfig.parse(
+            MINIMAL + "[lsm]\nindex_and_filter_memory = \"64MiB\"\n", List.of(), Path.of("/"));
+    assertThat(c.engine().indexAndFilterMemoryBytes()).isEqualTo(64L << 20);
+  }
+
+  @Test
   void errorsNameTheKey() {
     assertThatThrownBy(
             () ->

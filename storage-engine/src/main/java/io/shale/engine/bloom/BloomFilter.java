@@ -1,5 +1,8 @@
 package io.shale.engine.bloom;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
 /**
  * A standard Bloom filter over user keys with double hashing (Kirsch and Mitzenmacher: probe {@code
  * h1 + i * h2}), which keeps the false-positive rate of k independent hashes.
@@ -8,23 +11,33 @@ package io.shale.engine.bloom;
  * Theoretical false-positive rate for b bits per key with the optimal k = round(b ln 2): {@code (1
  * - e^(-k/b))^k}, about 0.8% at 10 bits and 0.05% at 16.
  *
- * <p>Immutable once built; {@link #mayContain} is safe from any number of threads.
+ * <p>Immutable once built; {@link #mayContain} is safe from any number of threads. A filter read
+ * from a table lies in native memory its table owns; probing it after the table freed that memory
+ * throws {@link IllegalStateException}.
  */
 public final class BloomFilter {
-  private final byte[] data;
+  private final MemorySegment data;
   private final long numBits;
   private final int k;
 
-  private BloomFilter(byte[] data) {
+  private BloomFilter(MemorySegment data) {
     this.data = data;
-    this.numBits = (long) (data.length - 1) * 8;
-    this.k = data[data.length - 1] & 0xff;
+    this.numBits = (data.byteSize() - 1) * 8;
+    this.k = data.get(ValueLayout.JAVA_BYTE, data.byteSize() - 1) & 0xff;
   }
 
   /** Wrap a serialized filter. Precondition: {@code data} passed its block checksum. */
   public static BloomFilter fromBytes(byte[] data) {
-    if (data.length < 2) {
-      throw new IllegalArgumentException("filter too short: " + data.length + " bytes");
+    return of(MemorySegment.ofArray(data));
+  }
+
+  /**
+   * Wrap a serialized filter in {@code data}, which must stay alive as long as the filter is
+   * probed. Precondition: the bytes passed their block checksum.
+   */
+  public static BloomFilter of(MemorySegment data) {
+    if (data.byteSize() < 2) {
+      throw new IllegalArgumentException("filter too short: " + data.byteSize() + " bytes");
     }
     return new BloomFilter(data);
   }
@@ -76,7 +89,7 @@ public final class BloomFilter {
     int h2 = (int) (h >>> 32);
     for (int j = 0; j < k; j++) {
       long bit = ((h1 + j * h2) & 0xffffffffL) * numBits >>> 32;
-      if ((data[(int) (bit >>> 3)] & (1 << (bit & 7))) == 0) {
+      if ((data.get(ValueLayout.JAVA_BYTE, bit >>> 3) & (1 << (bit & 7))) == 0) {
         return false;
       }
     }
@@ -85,6 +98,6 @@ public final class BloomFilter {
 
   /** Bytes of memory this filter holds. */
   public int memoryBytes() {
-    return data.length;
+    return (int) data.byteSize();
   }
 }

@@ -44,6 +44,9 @@ public final class EngineMetrics {
 
     long memtableBytes();
 
+    /** Native bytes of the open tables' index blocks and Bloom filters. */
+    long indexAndFilterBytes();
+
     int writePressureCondition();
 
     long blockCacheHits();
@@ -148,6 +151,13 @@ public final class EngineMetrics {
     gauge("lsm.blob.files", Tags.empty(), s -> s.blobFiles());
     gauge("lsm.pinned_obsolete_bytes", Tags.empty(), s -> s.pinnedObsoleteBytes());
     gauge("lsm.memtable.bytes", Tags.empty(), s -> s.memtableBytes());
+    readers.add(
+        Gauge.builder("lsm.index_and_filter.bytes", source, s -> s.indexAndFilterBytes())
+            .description(
+                "native memory of the open tables' index blocks and Bloom filters"
+                    + " (bounded by lsm.index_and_filter_memory)")
+            .baseUnit("bytes")
+            .register(registry));
     gauge("lsm.write_pressure.condition", Tags.empty(), s -> s.writePressureCondition());
     readers.add(
         FunctionCounter.builder("lsm.block_cache.hits", source, s -> s.blockCacheHits())

@@ -6,6 +6,9 @@ import io.shale.engine.iterator.Direction;
 import io.shale.engine.iterator.ValueSlice;
 import io.shale.engine.key.Keys;
 import io.shale.engine.key.ValueKind;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.Arrays;
 
@@ -13,9 +16,20 @@ import java.util.Arrays;
  * A decoded, checksum-verified block. Immutable and shared through the block cache; each iterator
  * keeps its own cursor. Forward iterators decode entry by entry from a restart point; reverse
  * iterators decode the whole block once (a block is a few KiB) and walk it backwards.
+ *
+ * <p>Its bytes are a {@link MemorySegment}: a data block's lie in a reader's array on the heap, a
+ * table's index block in native memory that its {@link TableReader} owns. Reading a block whose
+ * memory was freed throws {@link IllegalStateException} (never reads freed memory).
  */
 final class Block {
-  private final byte[] data;
+  private static final ValueLayout.OfInt INT_LE =
+      ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+  private final MemorySegment data;
+
+  /** The array behind {@link #data} when it lies on the heap, else null. */
+  private final byte[] array;
+
   private final int restartsOffset;
   private final int restartCount;
   private final Path file;
@@ -24,14 +38,24 @@ final class Block {
 
   /** A block whose contents are {@code data[0, length)}; bytes past length are ignored. */
   Block(byte[] data, int length, Path file, long fileOffset) {
+    this(MemorySegment.ofArray(data), data, length, file, fileOffset);
+  }
+
+  /** A block whose contents are all of {@code data} (native memory its owner keeps alive). */
+  Block(MemorySegment data, Path file, long fileOffset) {
+    this(data, null, (int) Math.min(Integer.MAX_VALUE, data.byteSize()), file, fileOffset);
+  }
+
+  private Block(MemorySegment data, byte[] array, int length, Path file, long fileOffset) {
     this.data = data;
+    this.array = array;
     this.file = file;
     this.fileOffset = fileOffset;
     this.length = length;
-    if (length < 4 || length > data.length) {
+    if (length < 4 || length > data.byteSize()) {
       throw corrupt("block too short (" + length + " bytes)");
     }
-    restartCount = Varints.readFixed32(data, length - 4);
+    restartCount = data.get(INT_LE, length - 4);
     long ro = (long) length - 4 - 4L * restartCount;
     if (restartCount <= 0 || ro < 0) {
       throw corrupt("bad restart count " + restartCount);
@@ -49,7 +73,7 @@ final class Block {
   }
 
   private int restart(int i) {
-    return Varints.readFixed32(data, restartsOffset + 4 * i);
+    return data.get(INT_LE, restartsOffset + 4L * i);
   }
 
   Iter iterator(Direction direction) {
@@ -91,16 +115,50 @@ final class Block {
     }
 
     byte[] value() {
-      return Arrays.copyOfRange(data, valueOffset, valueOffset + valueLength);
+      byte[] v = new byte[valueLength];
+      MemorySegment.copy(data, ValueLayout.JAVA_BYTE, valueOffset, v, 0, valueLength);
+      return v;
     }
 
-    /** The value in place: valid while this block is (see {@link BlockReadBuffers}). */
+    /**
+     * The value in place when the block lies on the heap (valid while this block is, see {@link
+     * BlockReadBuffers}), else a copy.
+     */
     ValueSlice valueSlice() {
-      return new ValueSlice(data, valueOffset, valueLength);
+      return array != null
+          ? new ValueSlice(array, valueOffset, valueLength)
+          : new ValueSlice(value(), 0, valueLength);
     }
 
-    byte[] blockData() {
-      return data;
+    /**
+     * The value read as a block handle (varint64 offset, varint32 size), as index entries hold.
+     *
+     * @throws IllegalStateException if the value is not one
+     */
+    BlockHandle valueAsHandle() {
+      long end = (long) valueOffset + valueLength;
+      long[] at = {valueOffset};
+      long offset = varint(at, end, 64);
+      long size = varint(at, end, 32);
+      if (size > Integer.MAX_VALUE) {
+        throw new IllegalStateException("block size " + size + " out of range");
+      }
+      return new BlockHandle(offset, (int) size);
+    }
+
+    private long varint(long[] at, long end, int bits) {
+      long result = 0;
+      for (int shift = 0; shift < bits; shift += 7) {
+        if (at[0] >= end) {
+          throw new IllegalStateException("truncated varint at " + at[0]);
+        }
+        byte b = data.get(ValueLayout.JAVA_BYTE, at[0]++);
+        result |= (long) (b & 0x7f) << shift;
+        if (b >= 0) {
+          return result;
+        }
+      }
+      throw new IllegalStateException("varint longer than " + bits + " bits at " + at[0]);
     }
   }
 
@@ -120,7 +178,7 @@ final class Block {
         if (pos >= restartsOffset) {
           throw corrupt("truncated varint in block");
         }
-        byte b = data[pos++];
+        byte b = data.get(ValueLayout.JAVA_BYTE, pos++);
         result |= (b & 0x7f) << shift;
         if (b >= 0) {
           if (result < 0) {
@@ -149,7 +207,7 @@ final class Block {
       if (keyBuf.length < keyLen) {
         keyBuf = Arrays.copyOf(keyBuf, Math.max(keyLen, keyBuf.length * 2));
       }
-      System.arraycopy(data, pos, keyBuf, shared, unshared);
+      MemorySegment.copy(data, ValueLayout.JAVA_BYTE, pos, keyBuf, shared, unshared);
       userKeyLen = keyLen - 8;
       userKeyCopy = null;
       trailer = Varints.readFixed64(keyBuf, userKeyLen);

@@ -8,9 +8,10 @@ import java.util.Map;
 import java.util.function.LongFunction;
 
 /**
- * Keeps up to {@code capacity} tables open, least recently used closed first. A reader handed out
- * by {@link #acquire} stays usable until its caller releases it, even if the cache evicts it
- * meanwhile. Thread-safe.
+ * Keeps up to {@code capacity} tables open, and no more than the {@link TableMemory} budget of
+ * index blocks and filters, least recently used closed first. A reader handed out by {@link
+ * #acquire} stays usable until its caller releases it, even if the cache evicts it meanwhile (its
+ * memory is freed then). Thread-safe.
  */
 public final class TableCache implements AutoCloseable {
   private final int capacity;
@@ -19,10 +20,21 @@ public final class TableCache implements AutoCloseable {
   private final boolean mmap;
   private final io.shale.engine.io.FileReads reads;
   private final boolean adviseRandom;
+  private final TableMemory memory;
   private final LinkedHashMap<Long, TableReader> open = new LinkedHashMap<>(64, 0.75f, true);
 
+  /** Native bytes of the tables in {@link #open}: what the budget holds against. */
+  private long openBytes;
+
   public TableCache(int capacity, BlockCache blockCache, LongFunction<Path> pathOf, boolean mmap) {
-    this(capacity, blockCache, pathOf, mmap, new io.shale.engine.io.FileReads(), false);
+    this(
+        capacity,
+        blockCache,
+        pathOf,
+        mmap,
+        new io.shale.engine.io.FileReads(),
+        false,
+        new TableMemory(Long.MAX_VALUE));
   }
 
   /**
@@ -37,7 +49,9 @@ public final class TableCache implements AutoCloseable {
       LongFunction<Path> pathOf,
       boolean mmap,
       io.shale.engine.io.FileReads reads,
-      boolean adviseRandom) {
+      boolean adviseRandom,
+      TableMemory memory) {
+    this.memory = memory;
     this.adviseRandom = adviseRandom && !mmap;
     this.mmap = mmap;
     this.reads = reads;
@@ -46,13 +60,21 @@ public final class TableCache implements AutoCloseable {
     this.pathOf = pathOf;
   }
 
-  /** Bytes the open tables hold in memory for their Bloom filters and index blocks. */
-  public synchronized long filterAndIndexMemoryBytes() {
-    long sum = 0;
-    for (TableReader r : open.values()) {
-      sum += r.filterMemoryBytes() + r.indexMemoryBytes();
-    }
-    return sum;
+  /**
+   * Native bytes of Bloom filters and index blocks not yet freed: the open tables' and those of
+   * evicted tables that readers still hold.
+   */
+  public long filterAndIndexMemoryBytes() {
+    return memory.bytes();
+  }
+
+  public TableMemory memory() {
+    return memory;
+  }
+
+  /** Tables open in the cache (tests). */
+  synchronized int openTables() {
+    return open.size();
   }
 
   /** A retained reader of table {@code fileNumber}; the caller must {@link TableReader#release}. */
@@ -64,7 +86,7 @@ public final class TableCache implements AutoCloseable {
       }
     }
     TableReader fresh =
-        TableReader.open(pathOf.apply(fileNumber), fileNumber, blockCache, mmap, reads);
+        TableReader.open(pathOf.apply(fileNumber), fileNumber, blockCache, mmap, reads, memory);
     if (adviseRandom) {
       io.shale.engine.io.ReadAdvice.adviseRandom(fresh.file());
     }
@@ -75,12 +97,14 @@ public final class TableCache implements AutoCloseable {
         return r;
       }
       open.put(fileNumber, fresh);
+      openBytes += fresh.nativeBytes();
       fresh.retain();
       Iterator<Map.Entry<Long, TableReader>> it = open.entrySet().iterator();
-      while (open.size() > capacity && it.hasNext()) {
+      while ((open.size() > capacity || openBytes > memory.budgetBytes()) && it.hasNext()) {
         Map.Entry<Long, TableReader> e = it.next();
         if (e.getKey() != fileNumber) {
           it.remove();
+          openBytes -= e.getValue().nativeBytes();
           e.getValue().release();
         }
       }
@@ -93,6 +117,9 @@ public final class TableCache implements AutoCloseable {
     TableReader r;
     synchronized (this) {
       r = open.remove(fileNumber);
+      if (r != null) {
+        openBytes -= r.nativeBytes();
+      }
     }
     if (r != null) {
       r.release();
@@ -110,5 +137,6 @@ public final class TableCache implements AutoCloseable {
       r.release();
     }
     open.clear();
+    openBytes = 0;
   }
 }

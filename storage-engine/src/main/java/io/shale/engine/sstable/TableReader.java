@@ -16,14 +16,17 @@ import io.shale.engine.key.StoredValue;
 import io.shale.engine.key.ValueKind;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * An open table: its footer, index, filter and properties are read and verified at open and kept in
- * memory; data blocks are read on demand through the block cache.
+ * An open table: its footer, index, filter and properties are read and verified at open; the index
+ * block and the Bloom filter are kept in native memory ({@link TableMemory}), freed when the last
+ * reference goes; data blocks are read on demand through the block cache.
  *
  * <p>Data blocks are read from a read-only memory mapping of the file when {@code mmap} is on (the
  * default): a copy out of the page cache (and an LZ4 decompression) per block, no system call, and
@@ -33,7 +36,8 @@ import java.nio.file.StandardOpenOption;
  * s without it). Without a mapping, blocks are read with positional reads through the block cache.
  *
  * <p>Thread-safe: reads are positional; iterators are per-caller. Reference counted by {@link
- * TableCache}: the channel closes, and the mapping is released, when the last user releases it.
+ * TableCache}: the channel closes, and the mapping and the native memory are released, when the
+ * last user releases it; every iterator and point read runs under a reference.
  */
 public final class TableReader {
   /**
@@ -70,7 +74,11 @@ public final class TableReader {
   private final BloomFilter filter;
   private final TableProperties properties;
   private final RefCount refs = new RefCount();
-  private final java.nio.MappedByteBuffer map;
+
+  /** The whole file mapped read-only, or null when reads go through the channel. */
+  private final MemorySegment map;
+
+  private final TableMemory.Region memory;
   private final FileReads reads;
 
   private TableReader(
@@ -78,10 +86,12 @@ public final class TableReader {
       long fileNumber,
       FileChannel channel,
       BlockCache cache,
-      java.nio.MappedByteBuffer map,
+      MemorySegment map,
+      TableMemory.Region memory,
       FileReads reads)
       throws IOException {
     this.file = file;
+    this.memory = memory;
     this.reads = reads;
     this.fileNumber = fileNumber;
     this.channel = channel;
@@ -97,10 +107,14 @@ public final class TableReader {
     reads.add(FileReads.FileKind.TABLE, FileReads.Cause.OTHER, Footer.SIZE);
     Footer footer = Footer.decode(fb.array(), file, fileSize - Footer.SIZE, fileSize);
     Contents indexBytes = readVerified(footer.index(), null, null, true, FileReads.Cause.OTHER);
-    this.index = new Block(indexBytes.bytes(), indexBytes.length(), file, footer.index().offset());
-    byte[] filterBytes =
-        readVerified(footer.filter(), null, null, true, FileReads.Cause.OTHER).exact();
-    this.filter = filterBytes.length == 0 ? null : BloomFilter.fromBytes(filterBytes);
+    this.index =
+        new Block(
+            memory.copyOf(indexBytes.bytes(), indexBytes.length()), file, footer.index().offset());
+    Contents filterBytes = readVerified(footer.filter(), null, null, true, FileReads.Cause.OTHER);
+    this.filter =
+        filterBytes.length() == 0
+            ? null
+            : BloomFilter.of(memory.copyOf(filterBytes.bytes(), filterBytes.length()));
     byte[] propsBytes =
         readVerified(footer.properties(), null, null, true, FileReads.Cause.OTHER).exact();
     try {
@@ -113,32 +127,36 @@ public final class TableReader {
 
   /** Open and verify the fixed parts of a table, read with positional reads. */
   public static TableReader open(Path file, long fileNumber, BlockCache cache) throws IOException {
-    return open(file, fileNumber, cache, false, new FileReads());
+    return open(file, fileNumber, cache, false, new FileReads(), new TableMemory(Long.MAX_VALUE));
   }
 
   /**
-   * Open and verify the fixed parts of a table; {@code mmap} maps it for reading, and every read it
-   * issues is counted in {@code reads}. The caller owns the returned reference.
+   * Open and verify the fixed parts of a table; {@code mmap} maps it for reading, every read it
+   * issues is counted in {@code reads}, and its index and filter are counted in {@code memory}. The
+   * caller owns the returned reference.
    */
   public static TableReader open(
-      Path file, long fileNumber, BlockCache cache, boolean mmap, FileReads reads)
+      Path file,
+      long fileNumber,
+      BlockCache cache,
+      boolean mmap,
+      FileReads reads,
+      TableMemory memory)
       throws IOException {
     FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
-    java.nio.MappedByteBuffer map = null;
+    TableMemory.Region region = memory.newRegion();
     TableReader r = null;
     try {
       long size = ch.size();
-      if (mmap
-          && io.shale.engine.io.MappedFiles.canUnmap()
-          && size >= Footer.SIZE
-          && size <= io.shale.engine.io.MappedFiles.MAX_MAPPED_BYTES) {
-        map = io.shale.engine.io.MappedFiles.map(ch, size);
-      }
-      r = new TableReader(file, fileNumber, ch, cache, map, reads);
+      MemorySegment map =
+          mmap && size >= Footer.SIZE
+              ? ch.map(FileChannel.MapMode.READ_ONLY, 0, size, region.arena())
+              : null;
+      r = new TableReader(file, fileNumber, ch, cache, map, region, reads);
       return r;
     } finally {
       if (r == null) {
-        io.shale.engine.io.MappedFiles.unmap(map); // a table that failed verification
+        region.close(); // a table that failed verification: unmapped and freed
         ch.close();
       }
     }
@@ -166,6 +184,11 @@ public final class TableReader {
     return index.sizeBytes();
   }
 
+  /** Native bytes this table holds: its index block and its filter. */
+  long nativeBytes() {
+    return memory.allocatedBytes();
+  }
+
   /** False only if the Bloom filter proves the table has no version of {@code userKey}. */
   public boolean mayContain(byte[] userKey) {
     return filter == null || filter.mayContain(userKey);
@@ -178,7 +201,7 @@ public final class TableReader {
   /** Drop one reference; the file is closed when the last one goes. */
   public void release() {
     if (refs.release("table reader")) {
-      io.shale.engine.io.MappedFiles.unmap(map);
+      memory.close();
       try {
         channel.close();
       } catch (IOException ignored) {
@@ -210,7 +233,13 @@ public final class TableReader {
     int storedLength = h.size() + BlockHandle.TRAILER_SIZE;
     byte[] b = BlockReadBuffers.stored(storedLength);
     if (map != null) {
-      map.get((int) h.offset(), b, 0, storedLength);
+      if (h.offset() < 0 || h.offset() + storedLength > fileSize) {
+        throw new CorruptionException(
+            file,
+            h.offset(),
+            "block of " + storedLength + " bytes reaches past the end of the file");
+      }
+      MemorySegment.copy(map, ValueLayout.JAVA_BYTE, h.offset(), b, 0, storedLength);
       reads.add(FileReads.FileKind.TABLE, cause, storedLength);
     } else if (readahead != null) {
       readahead.read(
@@ -305,18 +334,12 @@ public final class TableReader {
   }
 
   private BlockHandle handleAt(Block.Iter indexIter) {
-    Varints.Cursor c =
-        new Varints.Cursor(
-            indexIter.blockData(),
-            indexIter.valueOffset,
-            indexIter.valueOffset + indexIter.valueLength);
     try {
-      long off = Varints.readVarint64(c);
-      int size = Varints.readVarint32(c);
-      if (off < 0 || off + size > fileSize) {
+      BlockHandle h = indexIter.valueAsHandle();
+      if (h.offset() < 0 || h.offset() + h.size() > fileSize) {
         throw new IllegalStateException("handle out of bounds");
       }
-      return new BlockHandle(off, size);
+      return h;
     } catch (IllegalStateException e) {
       throw new CorruptionException(file, 0, "bad block handle in index: " + e.getMessage());
     }

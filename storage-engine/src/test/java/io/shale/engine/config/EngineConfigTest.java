@@ -42,6 +42,7 @@ class EngineConfigTest {
         memtable_size = "32MiB"
         block_cache_size = "1.5GiB"
         max_open_files = 5000
+        index_and_filter_memory = "64MiB"
         mmap_reads = true
         block_size = "16KiB"
         block_restart_interval = 32
@@ -91,6 +92,7 @@ class EngineConfigTest {
     assertThat(o.maxImmutableMemtables()).isEqualTo(3);
     assertThat(o.blockCacheBytes()).isEqualTo(1536L << 20);
     assertThat(o.maxOpenFiles()).isEqualTo(5000);
+    assertThat(o.indexAndFilterMemoryBytes()).isEqualTo(64L << 20);
     assertThat(o.table().blockSize()).isEqualTo(16 << 10);
     assertThat(o.table().restartInterval()).isEqualTo(32);
     assertThat(o.table().compression()).isEqualTo(Compression.NONE);
@@ -357,6 +359,7 @@ class EngineConfigTest {
         "lsm.blob.gc_threshold_ratio = 0",
         "lsm.blob.min_value_size_bytes = 0",
         "lsm.max_open_files = 15",
+        "lsm.index_and_filter_memory = \"512KiB\"",
       })
   void outOfRangeValuesAreRejectedNamingTheKey(String assignment) {
     String key = assignment.substring(0, assignment.indexOf(" ="));
@@ -447,6 +450,7 @@ class EngineConfigTest {
             "lsm.memtable_size",
             "lsm.block_cache_size",
             "lsm.max_open_files",
+            "lsm.index_and_filter_memory",
             "lsm.mmap_reads",
             "lsm.advise_random_reads",
             "lsm.block_size",

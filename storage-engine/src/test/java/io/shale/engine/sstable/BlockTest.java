@@ -9,6 +9,9 @@ import io.shale.engine.io.CorruptionException;
 import io.shale.engine.iterator.Direction;
 import io.shale.engine.key.Keys;
 import io.shale.engine.key.ValueKind;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -24,14 +27,18 @@ class BlockTest {
   private static final Path FILE = Path.of("000042.sst");
 
   private static Block build(int restartInterval, int n) {
+    byte[] data = bytes(restartInterval, n);
+    return new Block(data, data.length, FILE, 4096);
+  }
+
+  private static byte[] bytes(int restartInterval, int n) {
     BlockBuilder bb = new BlockBuilder(restartInterval);
     for (int i = 0; i < n; i++) {
       byte[] v = ("value-" + i).getBytes(UTF_8);
       bb.add(key(i), Keys.trailer(1000 - i, ValueKind.VALUE), v, 0, v.length);
     }
     ByteSink s = bb.finish();
-    byte[] data = Arrays.copyOf(s.array(), s.size());
-    return new Block(data, data.length, FILE, 4096);
+    return Arrays.copyOf(s.array(), s.size());
   }
 
   private static byte[] key(int i) {
@@ -83,8 +90,7 @@ class BlockTest {
 
   @Test
   void aDamagedRestartArrayIsCorruptionNamingFileAndOffset() {
-    Block good = build(16, 10);
-    byte[] data = Arrays.copyOf(good.iterator(Direction.FORWARD).blockData(), good.sizeBytes());
+    byte[] data = bytes(16, 10);
     // The last four bytes count the restarts: claim more than the block can hold.
     io.shale.engine.io.Varints.writeFixed32(data, data.length - 4, 1 << 20);
     assertThatThrownBy(() -> new Block(data, data.length, FILE, 4096))
@@ -95,5 +101,75 @@ class BlockTest {
     assertThatThrownBy(() -> new Block(new byte[3], 3, FILE, 0))
         .isInstanceOf(CorruptionException.class)
         .hasMessageContaining("too short");
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {1, 3, 16})
+  void aBlockInNativeMemoryReadsAsOnTheHeap(int restartInterval) {
+    byte[] data = bytes(restartInterval, 300);
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment segment = arena.allocate(data.length);
+      MemorySegment.copy(data, 0, segment, ValueLayout.JAVA_BYTE, 0, data.length);
+      Block heap = new Block(data, data.length, FILE, 4096);
+      Block offHeap = new Block(segment, FILE, 4096);
+      for (Direction d : Direction.values()) {
+        Block.Iter h = heap.iterator(d);
+        Block.Iter o = offHeap.iterator(d);
+        h.seekToFirst();
+        o.seekToFirst();
+        assertThat(keys(o)).hasSize(300).isEqualTo(keys(h));
+      }
+      Block.Iter it = offHeap.iterator(Direction.FORWARD);
+      it.seek(key(150));
+      assertThat(new String(it.value(), UTF_8)).isEqualTo("value-150");
+      assertThat(it.valueSlice().copy()).isEqualTo(it.value());
+    }
+  }
+
+  @Test
+  void readingABlockAfterItsMemoryWasFreedThrowsInsteadOfReadingFreedMemory() {
+    byte[] data = bytes(16, 100);
+    Arena arena = Arena.ofShared();
+    MemorySegment segment = arena.allocate(data.length);
+    MemorySegment.copy(data, 0, segment, ValueLayout.JAVA_BYTE, 0, data.length);
+    Block block = new Block(segment, FILE, 4096);
+    arena.close();
+    assertThatThrownBy(() -> block.iterator(Direction.FORWARD).seek(key(50)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("closed");
+  }
+
+  @Test
+  void anIndexValueReadsAsABlockHandle() {
+    BlockBuilder bb = new BlockBuilder(16);
+    byte[] handle = new byte[15];
+    int n = 0;
+    n = putVarint(handle, n, 5_000_000_000L);
+    n = putVarint(handle, n, 4096);
+    bb.add(key(1), Keys.trailer(1, ValueKind.VALUE), handle, 0, n);
+    ByteSink s = bb.finish();
+    Block b = new Block(Arrays.copyOf(s.array(), s.size()), s.size(), FILE, 0);
+    Block.Iter it = b.iterator(Direction.FORWARD);
+    it.seekToFirst();
+    assertThat(it.valueAsHandle()).isEqualTo(new BlockHandle(5_000_000_000L, 4096));
+    bb = new BlockBuilder(16);
+    bb.add(key(1), Keys.trailer(1, ValueKind.VALUE), new byte[] {(byte) 0x80}, 0, 1);
+    s = bb.finish();
+    Block.Iter bad =
+        new Block(Arrays.copyOf(s.array(), s.size()), s.size(), FILE, 0)
+            .iterator(Direction.FORWARD);
+    bad.seekToFirst();
+    assertThatThrownBy(bad::valueAsHandle)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("truncated varint");
+  }
+
+  private static int putVarint(byte[] b, int p, long v) {
+    while ((v & ~0x7fL) != 0) {
+      b[p++] = (byte) ((v & 0x7f) | 0x80);
+      v >>>= 7;
+    }
+    b[p++] = (byte) v;
+    return p;
   }
 }
