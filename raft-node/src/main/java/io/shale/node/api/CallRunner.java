@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -39,10 +40,14 @@ public final class CallRunner implements AutoCloseable {
    * How much a node takes on at once ({@code limits.max_inflight_requests}, {@code
    * limits.max_inflight_write_bytes}, {@code limits.handler_threads}): requests beyond are
    * RESOURCE_EXHAUSTED with a retry-after, and at most {@code handlerThreads} wait on Raft at once.
+   * With {@code virtualHandlers} ({@code limits.virtual_handlers}) each admitted call runs on a
+   * virtual thread of its own instead: a call waiting on Raft then holds no platform thread, and
+   * the requests in flight are bounded by {@code maxRequests} alone.
    */
-  public record Admission(int maxRequests, long maxWriteBytes, int handlerThreads) {
+  public record Admission(
+      int maxRequests, long maxWriteBytes, int handlerThreads, boolean virtualHandlers) {
     public static Admission defaults() {
-      return new Admission(1024, 64L << 20, 128);
+      return new Admission(1024, 64L << 20, 128, false);
     }
   }
 
@@ -52,16 +57,22 @@ public final class CallRunner implements AutoCloseable {
     this.registry = registry;
     this.inflight =
         new InflightLimit(admission.maxRequests(), admission.maxWriteBytes(), registry, node);
-    ThreadPoolExecutor pool =
-        new ThreadPoolExecutor(
-            admission.handlerThreads(),
-            admission.handlerThreads(),
-            60,
-            TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(admission.maxRequests()),
-            DaemonThreads.numbered(node + "-kv-handler-"));
-    pool.allowCoreThreadTimeOut(true);
-    this.handlers = pool;
+    if (admission.virtualHandlers()) {
+      this.handlers =
+          Executors.newThreadPerTaskExecutor(
+              Thread.ofVirtual().name(node + "-kv-handler-", 0).factory());
+    } else {
+      ThreadPoolExecutor pool =
+          new ThreadPoolExecutor(
+              admission.handlerThreads(),
+              admission.handlerThreads(),
+              60,
+              TimeUnit.SECONDS,
+              new LinkedBlockingQueue<>(admission.maxRequests()),
+              DaemonThreads.numbered(node + "-kv-handler-"));
+      pool.allowCoreThreadTimeOut(true);
+      this.handlers = pool;
+    }
   }
 
   /** A call's work, run on a handler thread. */

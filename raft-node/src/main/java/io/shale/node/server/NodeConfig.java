@@ -357,10 +357,22 @@ public record NodeConfig(
       int maxInflightRequests,
       long maxInflightWriteBytes,
       int handlerThreads,
+      boolean virtualHandlers,
       int maxTxnOps) {
     /** Key and value limits, with the other limits at their defaults. */
     public Limits(int maxKeyBytes, int maxValueBytes) {
-      this(maxKeyBytes, maxValueBytes, 4L << 20, 10_000, 10_000, 10_000, 1024, 32L << 20, 128, 128);
+      this(
+          maxKeyBytes,
+          maxValueBytes,
+          4L << 20,
+          10_000,
+          10_000,
+          10_000,
+          1024,
+          32L << 20,
+          128,
+          false,
+          128);
     }
 
     public static Limits defaults() {
@@ -421,6 +433,7 @@ public record NodeConfig(
               "max_inflight_requests",
               "max_inflight_write_bytes",
               "handler_threads",
+              "virtual_handlers",
               "max_txn_ops"),
           "tls",
           List.of("ca_file", "cert_file", "key_file", "peer_common_name", "reload_interval"),
@@ -588,6 +601,7 @@ public record NodeConfig(
             (int) v.between("limits.max_inflight_requests", dl.maxInflightRequests(), 1, 1_000_000),
             v.size("limits.max_inflight_write_bytes", dl.maxInflightWriteBytes()),
             (int) v.between("limits.handler_threads", dl.handlerThreads(), 1, 4096),
+            v.bool("limits.virtual_handlers", dl.virtualHandlers()),
             (int) v.between("limits.max_txn_ops", dl.maxTxnOps(), 1, CommandCodec.MAX_TXN_PARTS)),
         engine,
         tls(v, base),

@@ -521,7 +521,8 @@ public final class ShaleNode implements AutoCloseable {
             new CallRunner.Admission(
                 config.limits().maxInflightRequests(),
                 config.limits().maxInflightWriteBytes(),
-                config.limits().handlerThreads()),
+                config.limits().handlerThreads(),
+                config.limits().virtualHandlers()),
             admission,
             config.raft().followerReads());
     leaseService =

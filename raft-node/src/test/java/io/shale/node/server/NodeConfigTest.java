@@ -80,6 +80,17 @@ class NodeConfigTest {
   }
 
   @Test
+  void handlersArePlatformThreadsUnlessVirtualIsAskedFor() {
+    assertThat(NodeConfig.parse(MINIMAL, List.of(), Path.of("/")).limits().virtualHandlers())
+        .isFalse();
+    assertThat(
+            NodeConfig.parse(MINIMAL, List.of("limits.virtual_handlers=true"), Path.of("/"))
+                .limits()
+                .virtualHandlers())
+        .isTrue();
+  }
+
+  @Test
   void errorsNameTheKey() {
     assertThatThrownBy(
             () ->
