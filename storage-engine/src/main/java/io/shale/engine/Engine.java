@@ -14,6 +14,7 @@ import io.shale.engine.io.DirectoryLock;
 import io.shale.engine.io.FileReads;
 import io.shale.engine.key.StoredValue;
 import io.shale.engine.key.ValueKind;
+import io.shale.engine.memtable.ChunkPool;
 import io.shale.engine.memtable.MemtableList;
 import io.shale.engine.memtable.ReadState;
 import io.shale.engine.metrics.EngineCounters;
@@ -198,6 +199,11 @@ public final class Engine implements ReadView, AutoCloseable {
 
   public Path directory() {
     return dir;
+  }
+
+  /** The native memory of the memtables (tests check it is all freed after close). */
+  ChunkPool memtableMemory() {
+    return memtables.chunks();
   }
 
   /** The native memory of the open tables (tests check it is all freed after close). */
@@ -574,6 +580,7 @@ public final class Engine implements ReadView, AutoCloseable {
     // a file: another engine may open the directory right after.
     scheduler.shutdown();
     closed = true;
+    memtables.close();
     obsoleteFiles.close();
     metrics.close();
     tableCache.close();

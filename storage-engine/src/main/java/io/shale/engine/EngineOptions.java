@@ -100,14 +100,11 @@ public record EngineOptions(
   }
 
   /**
-   * Sealed memtables at which writes stop ({@code [lsm.write_pressure] max_immutable_memtables}).
-   */
-  /**
-   * The most Java heap the memtables take: the mutable one and {@link #maxImmutableMemtables()}
+   * The most native memory the memtables take: the mutable one and {@link #maxImmutableMemtables()}
    * sealed ones, each with its chunks' slack; their chunk pool keeps as much after a write burst.
    */
-  public long memtableHeapBytes() {
-    return io.shale.engine.memtable.ChunkPool.heapBytes(
+  public long memtableNativeBytes() {
+    return io.shale.engine.memtable.ChunkPool.nativeBytes(
         memtableSizeBytes, maxImmutableMemtables() + 1);
   }
 
@@ -120,6 +117,9 @@ public record EngineOptions(
     return (compaction.threads() + 1L) * io.shale.engine.compaction.TableOutput.BUILD_HEAP_BYTES;
   }
 
+  /**
+   * Sealed memtables at which writes stop ({@code [lsm.write_pressure] max_immutable_memtables}).
+   */
   public int maxImmutableMemtables() {
     return writePressure.maxImmutableMemtables();
   }

@@ -211,6 +211,11 @@ final class EngineStatsReader implements EngineMetrics.Source {
   }
 
   @Override
+  public long memtableNativeBytes() {
+    return memtables.chunks().nativeBytes();
+  }
+
+  @Override
   public long indexAndFilterBytes() {
     return tableReaderMemory.getAsLong();
   }

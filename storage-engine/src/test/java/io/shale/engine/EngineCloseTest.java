@@ -59,7 +59,28 @@ class EngineCloseTest {
     assertThat(engine.tableMemory().openArenas()).as("the scan's tables stay open").isPositive();
     it.close();
     closing.get(10, TimeUnit.SECONDS);
-    ModelBasedEngineTest.assertNoTableMemoryLeft(engine, "after close");
+    ModelBasedEngineTest.assertNoNativeMemoryLeft(engine, "after close");
     assertThatThrownBy(() -> engine.get("k0001".getBytes(UTF_8))).hasMessageContaining("is closed");
+  }
+
+  /**
+   * A snapshot left open across close keeps its memtables' native chunks (it can still reach them);
+   * they are freed when it closes, not before and not never.
+   */
+  @Test
+  void memtableChunksOutliveCloseOnlyAsLongAsASnapshotHoldsThem() throws Exception {
+    Engine engine = Engine.open(dir, EngineOptions.defaults());
+    for (int i = 0; i < 100; i++) {
+      engine.apply(
+          new WriteBatch().put(String.format("k%04d", i).getBytes(UTF_8), new byte[100]), i + 1);
+    }
+    Snapshot snapshot = engine.snapshot();
+    assertThat(snapshot.get("k0042".getBytes(UTF_8))).hasSize(100);
+    engine.close();
+    assertThat(engine.memtableMemory().liveChunks())
+        .as("the snapshot's memtable is still reachable")
+        .isPositive();
+    snapshot.close();
+    ModelBasedEngineTest.assertNoNativeMemoryLeft(engine, "after the snapshot closed");
   }
 }

@@ -112,7 +112,7 @@ class ModelBasedEngineTest {
           compactions += engine.stats().compactions();
           gcRuns += engine.stats().blobGcRuns();
           engine.close();
-          assertNoTableMemoryLeft(engine, where);
+          assertNoNativeMemoryLeft(engine, where);
           engine = Engine.open(dir, options);
           assertThat(engine.persistedAppliedIndex()).as(where + " reopen").isEqualTo(index);
         } else if (op < 98) {
@@ -140,7 +140,7 @@ class ModelBasedEngineTest {
       }
       snapshots.clear();
       engine.close();
-      assertNoTableMemoryLeft(engine, "seed " + seed + " final");
+      assertNoNativeMemoryLeft(engine, "seed " + seed + " final");
       assertThat(Verifier.verify(dir).problems()).isEmpty();
     } finally {
       for (SnapshotUnderTest s : snapshots) {
@@ -240,9 +240,14 @@ class ModelBasedEngineTest {
     return out;
   }
 
-  /** Every table's native memory (index, filter, mapping) is freed once its engine closed. */
-  static void assertNoTableMemoryLeft(Engine closed, String where) {
+  /**
+   * Every table's native memory (index, filter, mapping) and every memtable chunk is freed once its
+   * engine closed and its readers let go.
+   */
+  static void assertNoNativeMemoryLeft(Engine closed, String where) {
     assertThat(closed.tableMemory().openArenas()).as(where + ": tables not freed").isZero();
     assertThat(closed.tableMemory().bytes()).as(where + ": index and filter bytes").isZero();
+    assertThat(closed.memtableMemory().liveChunks()).as(where + ": memtable chunks").isZero();
+    assertThat(closed.memtableMemory().nativeBytes()).as(where + ": memtable bytes").isZero();
   }
 }

@@ -19,6 +19,9 @@ import java.util.List;
  * memory.raft_appends_in_flight} appends of at most the appender buffer each. A leader never holds
  * both its followers' appends and forwarded writes of its own making, so the Raft port's part is
  * the larger of the two.
+ *
+ * <p>The engine's memtables, table indexes and Bloom filters are not parts: they live in native
+ * memory under their own knobs ({@code lsm.memtable_size}, {@code lsm.index_and_filter_memory}).
  */
 public final class HeapBudget {
   /**
@@ -48,11 +51,6 @@ public final class HeapBudget {
   /** The budget of a node with configuration {@code c}. */
   public static HeapBudget of(NodeConfig c) {
     List<Part> parts = new ArrayList<>();
-    parts.add(
-        new Part(
-            "memtables",
-            "lsm.memtable_size x (1 + lsm.write_pressure.max_immutable_memtables)",
-            c.engine().memtableHeapBytes()));
     parts.add(
         new Part(
             "table_builds",

@@ -1,33 +1,39 @@
 package io.shale.engine.memtable;
 
-import java.lang.invoke.MethodHandles;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
- * The memory of one memtable: append-only chunks of bytes (values) and of longs (skiplist nodes,
- * keys inline), addressed by {@code chunk << 32 | offset}. A memtable holds a few dozen large
- * arrays instead of several small objects per entry, so the garbage collector never traces its
- * entries; its chunks come from and go back to a {@link ChunkPool}.
+ * The memory of one memtable: append-only native chunks of values and of skiplist nodes (keys
+ * inline), addressed by {@code chunk << 32 | byte offset}. Its chunks come from and go back to a
+ * {@link ChunkPool}; none is on the Java heap, so the collector never sees a memtable's entries.
  *
  * <p>Thread-safety: one writer allocates and fills; readers only read what was published to them. A
  * record is published by a release store of its address (see {@link #setLinkRelease}) after it was
  * filled, and read after an acquire load of that address, which also makes the chunk tables written
  * before the store visible. Chunks are never moved: an address stays valid until {@link #recycle},
- * which the owner calls only once no reader can reach the arena.
+ * which the owner calls only once no reader can reach the arena. A node's longs are 8-byte aligned
+ * (chunks are, and long records are allocated in whole longs), as acquire and release need.
  */
 final class Arena {
-  private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
+  private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 
   private final ChunkPool pool;
   private final int chunkBytes;
 
-  private volatile byte[][] byteChunks = new byte[16][];
+  /** Every chunk this arena holds, for {@link #recycle}: written by the writer only. */
+  private final List<ChunkPool.Chunk> owned = new ArrayList<>();
+
+  private volatile MemorySegment[] byteChunks = new MemorySegment[16];
   private int byteChunkCount;
   private int currentByteChunk = -1;
   private int bytePosition;
 
-  private volatile long[][] longChunks = new long[16][];
+  private volatile MemorySegment[] longChunks = new MemorySegment[16];
   private int longChunkCount;
   private int currentLongChunk = -1;
   private int longPosition;
@@ -59,11 +65,11 @@ final class Arena {
   long allocateBytes(int length) {
     usedBytes += length;
     if (length > chunkBytes) {
-      // An array of its own, so that a large value does not waste the rest of a chunk.
-      return address(addByteChunk(new byte[length]), 0);
+      // A segment of its own, so that a large value does not waste the rest of a chunk.
+      return address(addByteChunk(pool.takeOversized(length)), 0);
     }
     if (currentByteChunk < 0 || bytePosition + length > chunkBytes) {
-      currentByteChunk = addByteChunk(pool.takeBytes());
+      currentByteChunk = addByteChunk(pool.take());
       bytePosition = 0;
     }
     long a = address(currentByteChunk, bytePosition);
@@ -73,48 +79,55 @@ final class Arena {
 
   /** Writer only: room for {@code length} longs, holding arbitrary old values; write every one. */
   long allocateLongs(int length) {
-    usedBytes += (long) length * Long.BYTES;
-    int chunkLongs = chunkBytes / Long.BYTES;
-    if (length > chunkLongs) {
-      return address(addLongChunk(new long[length]), 0);
+    int bytes = length * Long.BYTES;
+    usedBytes += bytes;
+    if (bytes > chunkBytes) {
+      return address(addLongChunk(pool.takeOversized(bytes)), 0);
     }
-    if (currentLongChunk < 0 || longPosition + length > chunkLongs) {
-      currentLongChunk = addLongChunk(pool.takeLongs());
+    if (currentLongChunk < 0 || longPosition + bytes > chunkBytes) {
+      currentLongChunk = addLongChunk(pool.take());
       longPosition = 0;
     }
     long a = address(currentLongChunk, longPosition);
-    longPosition += length;
+    longPosition += bytes;
     return a;
   }
 
   /** The chunk that holds the byte record at {@code address}; index it with {@link #offsetOf}. */
-  byte[] bytes(long address) {
+  MemorySegment bytes(long address) {
     return byteChunks[chunkOf(address)];
   }
 
-  /** The chunk that holds the long record at {@code address}; index it with {@link #offsetOf}. */
-  long[] longs(long address) {
+  /**
+   * The chunk that holds the long record at {@code address}; its long {@code slot} is at byte
+   * {@code offsetOf(address) + 8 * slot}.
+   */
+  MemorySegment longs(long address) {
     return longChunks[chunkOf(address)];
   }
 
   /** A plain read of the long at {@code address + slot}: for fields written before publication. */
   long getLong(long address, int slot) {
-    return longChunks[chunkOf(address)][offsetOf(address) + slot];
+    return longChunks[chunkOf(address)].get(
+        ValueLayout.JAVA_LONG, offsetOf(address) + (long) slot * Long.BYTES);
   }
 
   /** Writer only: a plain write, for a record not yet published. */
   void setLong(long address, int slot, long value) {
-    longChunks[chunkOf(address)][offsetOf(address) + slot] = value;
+    longChunks[chunkOf(address)].set(
+        ValueLayout.JAVA_LONG, offsetOf(address) + (long) slot * Long.BYTES, value);
   }
 
   /** An acquire read: sees everything written before the matching {@link #setLinkRelease}. */
   long getLinkAcquire(long address, int slot) {
-    return (long) LONGS.getAcquire(longChunks[chunkOf(address)], offsetOf(address) + slot);
+    return (long)
+        LONG.getAcquire(longChunks[chunkOf(address)], offsetOf(address) + (long) slot * Long.BYTES);
   }
 
   /** Writer only: publishes {@code value} and every write made before it. */
   void setLinkRelease(long address, int slot, long value) {
-    LONGS.setRelease(longChunks[chunkOf(address)], offsetOf(address) + slot, value);
+    LONG.setRelease(
+        longChunks[chunkOf(address)], offsetOf(address) + (long) slot * Long.BYTES, value);
   }
 
   long usedBytes() {
@@ -126,30 +139,33 @@ final class Arena {
    * any more, and nothing is written to it again.
    */
   void recycle() {
-    pool.give(byteChunks, byteChunkCount, longChunks, longChunkCount);
-    byteChunks = new byte[0][];
-    longChunks = new long[0][];
+    byteChunks = new MemorySegment[0];
+    longChunks = new MemorySegment[0];
     byteChunkCount = 0;
     longChunkCount = 0;
+    pool.give(owned);
+    owned.clear();
   }
 
-  private int addByteChunk(byte[] chunk) {
-    byte[][] table = byteChunks;
+  private int addByteChunk(ChunkPool.Chunk chunk) {
+    owned.add(chunk);
+    MemorySegment[] table = byteChunks;
     if (byteChunkCount == table.length) {
       table = Arrays.copyOf(table, table.length * 2);
     }
-    table[byteChunkCount] = chunk;
+    table[byteChunkCount] = chunk.segment();
     // The volatile write publishes the slot (and a grown table) before any address into it.
     byteChunks = table;
     return byteChunkCount++;
   }
 
-  private int addLongChunk(long[] chunk) {
-    long[][] table = longChunks;
+  private int addLongChunk(ChunkPool.Chunk chunk) {
+    owned.add(chunk);
+    MemorySegment[] table = longChunks;
     if (longChunkCount == table.length) {
       table = Arrays.copyOf(table, table.length * 2);
     }
-    table[longChunkCount] = chunk;
+    table[longChunkCount] = chunk.segment();
     longChunks = table;
     return longChunkCount++;
   }

@@ -1,31 +1,45 @@
 package io.shale.engine.memtable;
 
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
+import java.util.List;
 
 /**
- * Arena chunks that flushed memtables gave back, for the next memtables to fill. Recycling keeps
- * the chunks in the old generation for good: without it, every memtable's chunks are promoted while
- * it fills and die there after its flush, and under a write burst that garbage is what forces full
- * collections.
+ * The native memory the engine's memtables fill: chunks of {@link #chunkBytes} outside the Java
+ * heap, each with an arena of its own, lent to memtables and taken back after their flush for the
+ * next memtables to fill. Off the heap, a memtable costs the collector nothing however large it
+ * grows: no old generation that fills with each write burst and empties after each flush.
  *
- * <p>Holds at most {@code capacityBytes}; chunks given beyond that are left to the garbage
- * collector. An engine's pool may keep as much as all its memtables can hold at once (the mutable
- * one and {@code max_immutable_memtables} sealed ones): that much is in use at the height of every
- * write burst anyway, and a smaller pool drops chunks after each flush only to allocate them again
- * for the next memtables, promoting them through the young generation each time. A chunk taken from
- * the pool holds old bytes: {@link Arena}'s callers write every byte and long of a record before
- * publishing it. Thread-safe.
+ * <p>Holds at most {@code capacityBytes} of chunks waiting for reuse; a chunk given back beyond
+ * that, or to a closed pool, is freed at once (its arena closed), as is a record's own segment
+ * (values larger than a chunk are never pooled). An engine's pool may keep as much as all its
+ * memtables can hold at once (the mutable one and {@code max_immutable_memtables} sealed ones):
+ * that much is in use at the height of every write burst anyway. A chunk taken from the pool holds
+ * old bytes: {@link Arena}'s callers write every byte of a record before publishing it.
+ *
+ * <p>Every chunk is counted from its allocation until it is freed ({@link #nativeBytes}), which is
+ * the engine's memtable gauge and its leak check: once the engine closed and every reader let go,
+ * the count is zero. Thread-safe.
  */
-public final class ChunkPool {
+public final class ChunkPool implements AutoCloseable {
+  /** One allocation: its segment and the arena that frees it. */
+  record Chunk(java.lang.foreign.Arena owner, MemorySegment segment) {
+    long bytes() {
+      return segment.byteSize();
+    }
+  }
+
   private final int chunkBytes;
   private final long capacityBytes;
-  private final ArrayDeque<byte[]> bytes = new ArrayDeque<>();
-  private final ArrayDeque<long[]> longs = new ArrayDeque<>();
+  private final ArrayDeque<Chunk> pooled = new ArrayDeque<>();
   private long pooledBytes;
+  private long nativeBytes;
+  private long liveChunks;
+  private boolean closed;
 
   /**
    * @param chunkBytes the size of every chunk an arena of this pool allocates (records larger than
-   *     this get arrays of their own, which are never pooled)
+   *     this get segments of their own, which are never pooled)
    * @param capacityBytes the most the pool keeps; 0 keeps nothing
    */
   public ChunkPool(int chunkBytes, long capacityBytes) {
@@ -39,24 +53,23 @@ public final class ChunkPool {
 
   /**
    * The pool an engine's memtables share: chunks of about an eighth of the memtable (between 16 KiB
-   * and 1 MiB, so that a memtable is a few dozen arrays and a small one wastes little), keeping
+   * and 1 MiB, so that a memtable is a few dozen segments and a small one wastes little), keeping
    * what {@code memtables} memtables fill (at least four chunks, so that small test engines recycle
-   * too). A memtable fills more chunks than its size: each value chunk's unused tail, the long
-   * chunks of its nodes, and the batch that crosses the seal threshold; three chunks each covers
-   * them (with 4 MiB memtables, the seed benchmark's, 512 KiB chunks: eight for values, one or two
-   * for nodes).
+   * too). A memtable fills more chunks than its size: each value chunk's unused tail, the chunks of
+   * its nodes, and the batch that crosses the seal threshold; three chunks each covers them (with 4
+   * MiB memtables, the seed benchmark's, 512 KiB chunks: eight for values, one or two for nodes).
    *
    * @param memtables the most memtables alive at once: the mutable one and the sealed ones
    */
   public static ChunkPool forMemtables(long memtableBytes, int memtables) {
-    return new ChunkPool(chunkBytesFor(memtableBytes), heapBytes(memtableBytes, memtables));
+    return new ChunkPool(chunkBytesFor(memtableBytes), nativeBytes(memtableBytes, memtables));
   }
 
   /**
-   * The most heap {@code memtables} memtables of {@code memtableBytes} fill, and so what their pool
-   * keeps: each one's size and three chunks (see {@link #forMemtables}).
+   * The most native memory {@code memtables} memtables of {@code memtableBytes} fill, and so what
+   * their pool keeps: each one's size and three chunks (see {@link #forMemtables}).
    */
-  public static long heapBytes(long memtableBytes, int memtables) {
+  public static long nativeBytes(long memtableBytes, int memtables) {
     int chunk = chunkBytesFor(memtableBytes);
     return Math.max(memtables * (memtableBytes + 3L * chunk), 4L * chunk);
   }
@@ -70,47 +83,83 @@ public final class ChunkPool {
     return chunkBytes;
   }
 
-  /** A byte chunk of {@link #chunkBytes}, recycled if one is pooled. */
-  synchronized byte[] takeBytes() {
-    byte[] c = bytes.pollFirst();
-    if (c == null) {
-      return new byte[chunkBytes];
+  /** A chunk of {@link #chunkBytes}, recycled if one is pooled, aligned for longs. */
+  synchronized Chunk take() {
+    checkOpen();
+    Chunk c = pooled.pollFirst();
+    if (c != null) {
+      pooledBytes -= c.bytes();
+      return c;
     }
-    pooledBytes -= chunkBytes;
+    return allocate(chunkBytes);
+  }
+
+  /** A segment of its own for one record larger than a chunk; never pooled. */
+  synchronized Chunk takeOversized(long bytes) {
+    checkOpen();
+    return allocate(bytes);
+  }
+
+  private Chunk allocate(long bytes) {
+    java.lang.foreign.Arena owner = java.lang.foreign.Arena.ofShared();
+    Chunk c = new Chunk(owner, owner.allocate(bytes, Long.BYTES));
+    nativeBytes += bytes;
+    liveChunks++;
     return c;
   }
 
-  /** A long chunk of {@link #chunkBytes} bytes, recycled if one is pooled. */
-  synchronized long[] takeLongs() {
-    long[] c = longs.pollFirst();
-    if (c == null) {
-      return new long[chunkBytes / Long.BYTES];
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException("the memtables' memory was freed: the engine is closed");
     }
-    pooledBytes -= chunkBytes;
-    return c;
   }
 
   /**
-   * Take back the chunks of an arena no reader can reach any more. Precondition: nothing reads them
-   * again (see {@link Memtable#release}).
+   * Take back the chunks of an arena no reader can reach any more: pooled while there is room,
+   * freed otherwise. Precondition: nothing reads them again (see {@link Memtable#release}).
    */
-  synchronized void give(byte[][] byteChunks, int byteCount, long[][] longChunks, int longCount) {
-    for (int i = 0; i < byteCount && pooledBytes + chunkBytes <= capacityBytes; i++) {
-      if (byteChunks[i].length == chunkBytes) {
-        bytes.addLast(byteChunks[i]);
+  synchronized void give(List<Chunk> chunks) {
+    for (Chunk c : chunks) {
+      if (!closed && c.bytes() == chunkBytes && pooledBytes + chunkBytes <= capacityBytes) {
+        pooled.addLast(c);
         pooledBytes += chunkBytes;
+      } else {
+        free(c);
       }
     }
-    for (int i = 0; i < longCount && pooledBytes + chunkBytes <= capacityBytes; i++) {
-      if (longChunks[i].length * Long.BYTES == chunkBytes) {
-        longs.addLast(longChunks[i]);
-        pooledBytes += chunkBytes;
-      }
-    }
+  }
+
+  private void free(Chunk c) {
+    c.owner().close();
+    nativeBytes -= c.bytes();
+    liveChunks--;
   }
 
   /** Bytes of the chunks waiting in the pool. */
   public synchronized long pooledBytes() {
     return pooledBytes;
+  }
+
+  /** Native bytes allocated and not yet freed: in memtables and in the pool. */
+  public synchronized long nativeBytes() {
+    return nativeBytes;
+  }
+
+  /** Chunks not yet freed: zero once the engine is closed and every reader let go. */
+  public synchronized long liveChunks() {
+    return liveChunks;
+  }
+
+  /**
+   * Free the pooled chunks; chunks still lent to memtables are freed when given back. Idempotent.
+   */
+  @Override
+  public synchronized void close() {
+    closed = true;
+    for (Chunk c : pooled) {
+      free(c);
+    }
+    pooled.clear();
+    pooledBytes = 0;
   }
 }

@@ -7,12 +7,11 @@ import io.shale.engine.iterator.ValueSlice;
 import io.shale.engine.key.Keys;
 import io.shale.engine.key.StoredValue;
 import io.shale.engine.key.ValueKind;
-import java.util.Arrays;
 
 /**
  * A sorted map of internal keys to entries: a {@link SkipList} whose nodes, keys and values live in
- * the memtable's own {@link Arena}, so that its entries cost the garbage collector a few large
- * arrays rather than several objects each.
+ * the memtable's own {@link Arena} of native chunks, so that its entries cost the garbage collector
+ * nothing.
  *
  * <p>Thread-safety: one writer (the engine's write path, which serialises batches) and any number
  * of concurrent readers and iterators. A memtable becomes immutable when the engine seals it; it is
@@ -20,7 +19,8 @@ import java.util.Arrays;
  *
  * <p>Life cycle: the memtable list holds one reference, and every {@link ReadState} listing the
  * memtable one more. Readers reach a memtable only through a read state they retained. When the
- * last reference goes, the arena's chunks go back to the pool for the next memtable.
+ * last reference goes, the arena's chunks go back to the pool for the next memtable, or are freed
+ * when the pool is full or closed.
  */
 public final class Memtable {
   /** Chunks of a memtable made without a pool (tests, tools): 64 KiB, never recycled. */
@@ -103,8 +103,8 @@ public final class Memtable {
       return null;
     }
     long ref = list.valueRef(node);
-    int from = list.valueOffset(ref);
-    byte[] value = Arrays.copyOfRange(list.valueChunk(ref), from, from + list.valueLength(ref));
+    byte[] value = new byte[list.valueLength(ref)];
+    list.copyValue(ref, value.length, value);
     return new StoredValue(list.kind(ref), value, list.sequence(node));
   }
 
@@ -146,6 +146,9 @@ public final class Memtable {
 
     /** The value record read once per position, so that kind and bytes come from the same put. */
     private long valueRef = -1;
+
+    /** Where {@link #valueSlice} copies values out of native memory; grows, never shrinks. */
+    private byte[] scratch = new byte[0];
 
     MemtableIterator(SkipList list, Direction direction) {
       this.list = list;
@@ -211,14 +214,25 @@ public final class Memtable {
 
     @Override
     public byte[] value() {
-      return valueSlice().copy();
+      long ref = valueRef();
+      byte[] value = new byte[list.valueLength(ref)];
+      list.copyValue(ref, value.length, value);
+      return value;
     }
 
-    /** A view into the arena: its bytes never change, so it stays valid after the cursor moves. */
+    /**
+     * The value copied into this cursor's own buffer (a flush copies each value once, with no
+     * allocation): valid until the cursor moves or is asked again, as the contract allows.
+     */
     @Override
     public ValueSlice valueSlice() {
       long ref = valueRef();
-      return new ValueSlice(list.valueChunk(ref), list.valueOffset(ref), list.valueLength(ref));
+      int length = list.valueLength(ref);
+      if (scratch.length < length) {
+        scratch = new byte[Math.max(length, scratch.length * 2)];
+      }
+      list.copyValue(ref, length, scratch);
+      return new ValueSlice(scratch, 0, length);
     }
 
     @Override

@@ -258,6 +258,29 @@ public final class MemtableList {
     }
   }
 
+  /**
+   * Native memory of the memtables' chunks, lent and pooled (a gauge; zero after {@link #close}
+   * once every reader let go).
+   */
+  public ChunkPool chunks() {
+    return chunks;
+  }
+
+  /**
+   * Drop the list's references (its memtables and its published read state) and free the pooled
+   * chunks; a read state still retained frees its memtables' chunks when released. Precondition:
+   * the engine accepts no more writes or reads.
+   */
+  public void close() {
+    synchronized (lock) {
+      readState.release();
+      mutable.release();
+      immutables.forEach(Memtable::release);
+      immutables.clear();
+      chunks.close();
+    }
+  }
+
   /** Bytes of the mutable memtable (a gauge: read without the lock). */
   public long mutableBytes() {
     return mutable.approximateBytes();

@@ -1,6 +1,8 @@
 package io.shale.engine.memtable;
 
 import io.shale.engine.key.ValueKind;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
@@ -20,7 +22,7 @@ import java.nio.ByteOrder;
  * reference, one next link per level, then the key itself as big-endian words (the last padded with
  * zeros). Keeping the key in the node, as RocksDB's inline skiplist does, makes each comparison of
  * a search touch one place in memory. A value record, in bytes: the kind's code, the length (4
- * bytes, big-endian), the bytes.
+ * bytes, in the machine's order), the bytes. Both live in the arena's native chunks.
  */
 final class SkipList {
   static final int MAX_HEIGHT = 12;
@@ -33,8 +35,8 @@ final class SkipList {
   static final int VALUE_HEADER = 5;
 
   private static final long HEAD = 0;
-  private static final VarHandle INT =
-      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+  private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG;
+  private static final ValueLayout.OfInt LENGTH = ValueLayout.JAVA_INT_UNALIGNED;
   private static final VarHandle LONG =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
@@ -168,17 +170,17 @@ final class SkipList {
 
   /** As {@link #compare(long, byte[], long)}, the key given as its words and length. */
   private int compare(long node, long[] key, int keyLength, long sequence) {
-    long[] chunk = arena.longs(node);
-    int at = Arena.offsetOf(node);
-    long lengthAndHeight = chunk[at + KEY_LENGTH_AND_HEIGHT];
+    MemorySegment chunk = arena.longs(node);
+    long at = Arena.offsetOf(node);
+    long lengthAndHeight = chunk.get(WORD, at);
     int length = (int) (lengthAndHeight >>> 8);
-    int words = at + NEXT + (int) (lengthAndHeight & 0xff);
+    long words = at + (NEXT + (lengthAndHeight & 0xff)) * Long.BYTES;
     int commonWords = (Math.min(length, keyLength) + 7) / 8;
     // Words are compared as unsigned numbers, which orders them as their bytes. Past the shorter
     // key's end its word holds zeros, so a difference there puts the shorter key first, as the
     // byte order does; if none, the shorter key is a prefix of the other and sorts first.
     for (int w = 0; w < commonWords; w++) {
-      long a = chunk[words + w];
+      long a = chunk.get(WORD, words + (long) w * Long.BYTES);
       long b = key[w];
       if (a != b) {
         return Long.compareUnsigned(a, b);
@@ -187,7 +189,7 @@ final class SkipList {
     if (length != keyLength) {
       return length < keyLength ? -1 : 1;
     }
-    return Long.compare(sequence, chunk[at + SEQUENCE]);
+    return Long.compare(sequence, chunk.get(WORD, at + SEQUENCE * Long.BYTES));
   }
 
   /** {@code key} as big-endian words, the last padded with zeros (as keys are kept in nodes). */
@@ -201,15 +203,15 @@ final class SkipList {
 
   /** True if the node's user key equals {@code key}. */
   boolean hasUserKey(long node, byte[] key) {
-    long[] chunk = arena.longs(node);
-    int at = Arena.offsetOf(node);
-    long lengthAndHeight = chunk[at + KEY_LENGTH_AND_HEIGHT];
+    MemorySegment chunk = arena.longs(node);
+    long at = Arena.offsetOf(node);
+    long lengthAndHeight = chunk.get(WORD, at);
     if ((int) (lengthAndHeight >>> 8) != key.length) {
       return false;
     }
-    int words = at + NEXT + (int) (lengthAndHeight & 0xff);
+    long words = at + (NEXT + (lengthAndHeight & 0xff)) * Long.BYTES;
     for (int i = 0; i < key.length; i += 8) {
-      if (chunk[words + i / 8] != word(key, i)) {
+      if (chunk.get(WORD, words + i) != word(key, i)) {
         return false;
       }
     }
@@ -217,13 +219,13 @@ final class SkipList {
   }
 
   byte[] userKey(long node) {
-    long[] chunk = arena.longs(node);
-    int at = Arena.offsetOf(node);
-    long lengthAndHeight = chunk[at + KEY_LENGTH_AND_HEIGHT];
+    MemorySegment chunk = arena.longs(node);
+    long at = Arena.offsetOf(node);
+    long lengthAndHeight = chunk.get(WORD, at);
     byte[] key = new byte[(int) (lengthAndHeight >>> 8)];
-    int words = at + NEXT + (int) (lengthAndHeight & 0xff);
+    long words = at + (NEXT + (lengthAndHeight & 0xff)) * Long.BYTES;
     for (int i = 0; i < key.length; i += 8) {
-      long w = chunk[words + i / 8];
+      long w = chunk.get(WORD, words + i);
       if (i + 8 <= key.length) {
         LONG.set(key, i, w);
       } else {
@@ -260,29 +262,35 @@ final class SkipList {
   }
 
   ValueKind kind(long valueRef) {
-    return ValueKind.fromCode(arena.bytes(valueRef)[Arena.offsetOf(valueRef)]);
+    return ValueKind.fromCode(
+        arena.bytes(valueRef).get(ValueLayout.JAVA_BYTE, Arena.offsetOf(valueRef)));
   }
 
   int valueLength(long valueRef) {
-    return (int) INT.get(arena.bytes(valueRef), Arena.offsetOf(valueRef) + 1);
+    return arena.bytes(valueRef).get(LENGTH, Arena.offsetOf(valueRef) + 1L);
   }
 
-  /** The chunk holding the value's bytes, which start at {@link #valueOffset}. */
-  byte[] valueChunk(long valueRef) {
-    return arena.bytes(valueRef);
-  }
-
-  int valueOffset(long valueRef) {
-    return Arena.offsetOf(valueRef) + VALUE_HEADER;
+  /**
+   * Copies the value's bytes into {@code into} at 0; {@code into} holds at least {@link
+   * #valueLength} bytes.
+   */
+  void copyValue(long valueRef, int length, byte[] into) {
+    MemorySegment.copy(
+        arena.bytes(valueRef),
+        ValueLayout.JAVA_BYTE,
+        Arena.offsetOf(valueRef) + (long) VALUE_HEADER,
+        into,
+        0,
+        length);
   }
 
   private long writeValue(ValueKind kind, byte[] value) {
     long ref = arena.allocateBytes(VALUE_HEADER + value.length);
-    byte[] chunk = arena.bytes(ref);
-    int at = Arena.offsetOf(ref);
-    chunk[at] = (byte) kind.code();
-    INT.set(chunk, at + 1, value.length);
-    System.arraycopy(value, 0, chunk, at + VALUE_HEADER, value.length);
+    MemorySegment chunk = arena.bytes(ref);
+    long at = Arena.offsetOf(ref);
+    chunk.set(ValueLayout.JAVA_BYTE, at, (byte) kind.code());
+    chunk.set(LENGTH, at + 1, value.length);
+    MemorySegment.copy(value, 0, chunk, ValueLayout.JAVA_BYTE, at + VALUE_HEADER, value.length);
     return ref;
   }
 

@@ -44,6 +44,9 @@ public final class EngineMetrics {
 
     long memtableBytes();
 
+    /** Native bytes of the memtables' chunks: lent to memtables and pooled for the next ones. */
+    long memtableNativeBytes();
+
     /** Native bytes of the open tables' index blocks and Bloom filters. */
     long indexAndFilterBytes();
 
@@ -151,6 +154,14 @@ public final class EngineMetrics {
     gauge("lsm.blob.files", Tags.empty(), s -> s.blobFiles());
     gauge("lsm.pinned_obsolete_bytes", Tags.empty(), s -> s.pinnedObsoleteBytes());
     gauge("lsm.memtable.bytes", Tags.empty(), s -> s.memtableBytes());
+    readers.add(
+        Gauge.builder("lsm.memtable.native.bytes", source, s -> s.memtableNativeBytes())
+            .description(
+                "native memory of the memtables' chunks, lent and pooled (bounded by"
+                    + " lsm.memtable_size x (1 + lsm.write_pressure.max_immutable_memtables)"
+                    + " and their chunks' slack)")
+            .baseUnit("bytes")
+            .register(registry));
     readers.add(
         Gauge.builder("lsm.index_and_filter.bytes", source, s -> s.indexAndFilterBytes())
             .description(

@@ -1,8 +1,13 @@
 package io.shale.engine.memtable;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -11,30 +16,15 @@ class ChunkPoolTest {
 
   /**
    * Take what one memtable fills: its size in chunks plus two (value chunk tails, the chunk of the
-   * batch that crossed the seal threshold), byte and long chunks alternating.
+   * batch that crossed the seal threshold).
    */
-  private static Object[] takeMemtable(ChunkPool pool) {
+  private static List<ChunkPool.Chunk> takeMemtable(ChunkPool pool) {
     int n = (int) (MEMTABLE / pool.chunkBytes()) + 2;
-    Object[] chunks = new Object[n];
+    List<ChunkPool.Chunk> chunks = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      chunks[i] = i % 2 == 0 ? pool.takeBytes() : pool.takeLongs();
+      chunks.add(pool.take());
     }
     return chunks;
-  }
-
-  private static void give(ChunkPool pool, Object[] chunks) {
-    byte[][] bytes = new byte[chunks.length][];
-    long[][] longs = new long[chunks.length][];
-    int b = 0;
-    int l = 0;
-    for (Object c : chunks) {
-      if (c instanceof byte[] a) {
-        bytes[b++] = a;
-      } else {
-        longs[l++] = (long[]) c;
-      }
-    }
-    pool.give(bytes, b, longs, l);
   }
 
   /**
@@ -44,36 +34,75 @@ class ChunkPoolTest {
   @Test
   void keepsEveryChunkOfAsManyMemtablesAsCanBeAlive() {
     int alive = 5;
-    ChunkPool pool = ChunkPool.forMemtables(MEMTABLE, alive);
-    Object[][] burst = new Object[alive][];
-    for (int m = 0; m < alive; m++) {
-      burst[m] = takeMemtable(pool);
-    }
-    for (Object[] m : burst) {
-      give(pool, m);
-    }
-    assertThat(pool.pooledBytes()).isEqualTo(alive * (MEMTABLE + 2L * pool.chunkBytes()));
-
-    Set<Object> before = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
-    for (Object[] m : burst) {
-      before.addAll(java.util.Arrays.asList(m));
-    }
-    for (int m = 0; m < alive; m++) {
-      for (Object c : takeMemtable(pool)) {
-        assertThat(before).as("a recycled chunk").contains(c);
+    try (ChunkPool pool = ChunkPool.forMemtables(MEMTABLE, alive)) {
+      List<List<ChunkPool.Chunk>> burst = new ArrayList<>();
+      for (int m = 0; m < alive; m++) {
+        burst.add(takeMemtable(pool));
       }
+      long allocated = pool.nativeBytes();
+      burst.forEach(pool::give);
+      assertThat(pool.pooledBytes()).isEqualTo(alive * (MEMTABLE + 2L * pool.chunkBytes()));
+      assertThat(pool.nativeBytes()).as("nothing freed").isEqualTo(allocated);
+
+      Set<MemorySegment> before = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+      burst.forEach(m -> m.forEach(c -> before.add(c.segment())));
+      List<List<ChunkPool.Chunk>> again = new ArrayList<>();
+      for (int m = 0; m < alive; m++) {
+        again.add(takeMemtable(pool));
+        again
+            .getLast()
+            .forEach(c -> assertThat(before).as("a recycled chunk").contains(c.segment()));
+      }
+      assertThat(pool.pooledBytes()).isZero();
+      assertThat(pool.nativeBytes()).as("nothing allocated").isEqualTo(allocated);
+      again.forEach(pool::give);
     }
-    assertThat(pool.pooledBytes()).isZero();
   }
 
   @Test
-  void chunksBeyondTheCapacityAreLeftToTheCollector() {
-    ChunkPool pool = ChunkPool.forMemtables(MEMTABLE, 2);
-    Object[][] taken = {takeMemtable(pool), takeMemtable(pool), takeMemtable(pool)};
-    for (Object[] m : taken) {
-      give(pool, m);
+  void chunksBeyondTheCapacityAreFreedAtOnce() {
+    try (ChunkPool pool = ChunkPool.forMemtables(MEMTABLE, 2)) {
+      List<List<ChunkPool.Chunk>> taken =
+          List.of(takeMemtable(pool), takeMemtable(pool), takeMemtable(pool));
+      taken.forEach(pool::give);
+      // Two memtables and three chunks each, of the three memtables and six chunks given.
+      assertThat(pool.pooledBytes()).isEqualTo(2 * (MEMTABLE + 3L * pool.chunkBytes()));
+      assertThat(pool.nativeBytes()).isEqualTo(pool.pooledBytes());
+      MemorySegment freed = taken.get(2).getLast().segment();
+      assertThat(freed.scope().isAlive())
+          .as("the last chunk given was past the capacity")
+          .isFalse();
+      assertThatThrownBy(() -> freed.get(ValueLayout.JAVA_LONG, 0))
+          .isInstanceOf(IllegalStateException.class);
     }
-    // Two memtables and three chunks each, of the three memtables and six chunks given.
-    assertThat(pool.pooledBytes()).isEqualTo(2 * (MEMTABLE + 3L * pool.chunkBytes()));
+  }
+
+  @Test
+  void oversizedRecordsAreNeverPooled() {
+    try (ChunkPool pool = ChunkPool.forMemtables(MEMTABLE, 2)) {
+      ChunkPool.Chunk big = pool.takeOversized(3L * pool.chunkBytes());
+      assertThat(pool.nativeBytes()).isEqualTo(3L * pool.chunkBytes());
+      pool.give(List.of(big));
+      assertThat(pool.pooledBytes()).isZero();
+      assertThat(pool.nativeBytes()).isZero();
+      assertThat(big.segment().scope().isAlive()).isFalse();
+    }
+  }
+
+  /** Close frees what is pooled; chunks still lent are freed as they come back, none kept. */
+  @Test
+  void closeFreesThePoolAndEveryChunkGivenAfterIt() {
+    ChunkPool pool = ChunkPool.forMemtables(MEMTABLE, 2);
+    List<ChunkPool.Chunk> pooled = takeMemtable(pool);
+    List<ChunkPool.Chunk> lent = takeMemtable(pool);
+    pool.give(pooled);
+    pool.close();
+    assertThat(pool.liveChunks()).isEqualTo(lent.size());
+    assertThat(lent.getFirst().segment().scope().isAlive()).as("lent chunks stay usable").isTrue();
+    pool.give(lent);
+    assertThat(pool.liveChunks()).isZero();
+    assertThat(pool.nativeBytes()).isZero();
+    assertThat(pool.pooledBytes()).isZero();
+    assertThatThrownBy(pool::take).hasMessageContaining("engine is closed");
   }
 }

@@ -96,6 +96,10 @@ class MemtableProperties {
       assertThat(got.sequence()).isEqualTo(expected.sequence());
       assertThat(got.value()).isEqualTo(expected.value());
     }
+    m.release();
+    pool.close();
+    assertThat(pool.liveChunks()).as("chunks not freed").isZero();
+    assertThat(pool.nativeBytes()).isZero();
   }
 
   @Provide
