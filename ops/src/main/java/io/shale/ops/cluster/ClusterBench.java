@@ -41,6 +41,12 @@ public final class ClusterBench {
   /** Keys per run: overwritten by puts, all loaded before the gets. */
   static final int KEYS = 2_000;
 
+  /**
+   * Keys a range reads: consecutive ones from a random key, bounded by an end key on both systems
+   * (etcd counts every key to a range's end, so a limit alone would make it read on).
+   */
+  static final int RANGE_KEYS = 10;
+
   private ClusterBench() {}
 
   /** One measured run of a cell. */
@@ -108,7 +114,7 @@ public final class ClusterBench {
           System.out.println(
               "usage: cluster-bench [--seconds S] [--warmup-seconds S] "
                   + "[--jit-warmup-seconds S] [--max-warmup-seconds S] [--sizes B,B] [--concurrency N,N] [--repeats N] "
-                  + "[--systems shale,shale-tls,etcd] [--ops put,get,txn] [--dir DIR] "
+                  + "[--systems shale,shale-tls,etcd] [--ops put,get,txn,range] [--dir DIR] "
                   + "[--out PREFIX] [--quick]");
           return;
         }
@@ -116,6 +122,12 @@ public final class ClusterBench {
           LOG.error("cluster-bench: unknown argument '" + args[i] + "' (--help)");
           System.exit(2);
         }
+      }
+    }
+    for (String op : ops) {
+      if (!List.of("put", "get", "txn", "range").contains(op)) {
+        LOG.error("cluster-bench: unknown operation '" + op + "' (put, get, txn, range)");
+        System.exit(2);
       }
     }
     List<Cell> cells = new ArrayList<>();
@@ -246,6 +258,7 @@ public final class ClusterBench {
     return switch (op) {
       case "get" -> "linearizable get";
       case "txn" -> "txn (if version > 0 then put else get)";
+      case "range" -> "linearizable range of " + RANGE_KEYS + " keys";
       default -> op;
     };
   }
@@ -385,6 +398,13 @@ public final class ClusterBench {
                     } else if (op.equals("txn")) {
                       if (!target.txn(key(k), values[k & 7])) {
                         throw new IllegalStateException("the txn found no key " + k);
+                      }
+                    } else if (op.equals("range")) {
+                      int from = Math.min(k, KEYS - RANGE_KEYS);
+                      long bytes = target.range(key(from), key(from + RANGE_KEYS));
+                      if (bytes != (long) RANGE_KEYS * size) {
+                        throw new IllegalStateException(
+                            "range from " + from + " returned " + bytes + " bytes");
                       }
                     } else if (target.get(key(k)) != size) {
                       throw new IllegalStateException("wrong value length for " + k);

@@ -199,6 +199,24 @@ final class EtcdTarget implements KvTarget {
   }
 
   @Override
+  public long range(byte[] from, byte[] to) {
+    RangeResponse r =
+        readStubs
+            .next()
+            .withDeadlineAfter(30, TimeUnit.SECONDS)
+            .range(
+                RangeRequest.newBuilder()
+                    .setKey(ByteString.copyFrom(from))
+                    .setRangeEnd(ByteString.copyFrom(to))
+                    .build());
+    long bytes = 0;
+    for (var kv : r.getKvsList()) {
+      bytes += kv.getValue().size();
+    }
+    return bytes;
+  }
+
+  @Override
   public void close() {
     stubs.close();
     readStubs.close();

@@ -1,6 +1,6 @@
 package io.shale.ops.cluster;
 
-/** One system under test, seen by the harness: blocking, thread-safe puts and gets. */
+/** One system under test, seen by the harness: blocking, thread-safe puts, gets and ranges. */
 interface KvTarget extends AutoCloseable {
   void put(byte[] key, byte[] value);
 
@@ -12,6 +12,12 @@ interface KvTarget extends AutoCloseable {
    * returns whether the put branch ran.
    */
   boolean txn(byte[] key, byte[] value);
+
+  /**
+   * A linearizable read of the keys in {@code [from, to)}; returns the bytes of their values (the
+   * harness checks every key came back).
+   */
+  long range(byte[] from, byte[] to);
 
   /** The server processes, for CPU accounting (empty: not known). */
   default java.util.List<Process> servers() {

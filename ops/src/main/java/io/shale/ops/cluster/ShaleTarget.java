@@ -431,6 +431,24 @@ final class ShaleTarget implements KvTarget {
   }
 
   @Override
+  public long range(byte[] from, byte[] to) {
+    io.shale.client.proto.ScanResponse r =
+        readStubs
+            .next()
+            .withDeadlineAfter(30, TimeUnit.SECONDS)
+            .scan(
+                io.shale.client.proto.ScanRequest.newBuilder()
+                    .setStart(ByteString.copyFrom(from))
+                    .setEnd(ByteString.copyFrom(to))
+                    .build());
+    long bytes = 0;
+    for (var kv : r.getEntriesList()) {
+      bytes += kv.getValue().size();
+    }
+    return bytes;
+  }
+
+  @Override
   public void close() {
     stubs.close();
     readStubs.close();

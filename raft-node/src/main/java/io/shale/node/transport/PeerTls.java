@@ -7,9 +7,7 @@ import io.grpc.netty.shaded.io.netty.handler.ssl.SslContextBuilder;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SupportedCipherSuiteFilter;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.Reader;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
@@ -42,10 +40,6 @@ import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509ExtendedKeyManager;
 import javax.net.ssl.X509ExtendedTrustManager;
 import org.apache.ratis.grpc.GrpcTlsConfig;
-import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
-import org.bouncycastle.openssl.PEMKeyPair;
-import org.bouncycastle.openssl.PEMParser;
-import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 
 /**
  * The mutual TLS of node-to-node traffic on the Raft port: this node's certificate and key, the
@@ -364,29 +358,7 @@ public final class PeerTls {
   }
 
   static PrivateKey privateKey(String what, Path file) {
-    byte[] bytes = read(what, file);
-    try (Reader r =
-            new java.io.InputStreamReader(
-                new java.io.ByteArrayInputStream(bytes), StandardCharsets.US_ASCII);
-        PEMParser pem = new PEMParser(r)) {
-      Object o = pem.readObject();
-      JcaPEMKeyConverter converter = new JcaPEMKeyConverter();
-      if (o instanceof PEMKeyPair pair) {
-        return converter.getKeyPair(pair).getPrivate();
-      }
-      if (o instanceof PrivateKeyInfo info) {
-        return converter.getPrivateKey(info);
-      }
-      throw new IllegalArgumentException(
-          what
-              + ": "
-              + file
-              + " holds no unencrypted PEM private key (PKCS#8, PKCS#1 or SEC1)"
-              + (o == null ? "" : "; found " + o.getClass().getSimpleName()));
-    } catch (IOException e) {
-      throw new IllegalArgumentException(
-          what + ": " + file + " is not a PEM private key: " + e.getMessage(), e);
-    }
+    return PemKeys.read(what, file, read(what, file));
   }
 
   private static byte[] read(String key, Path file) {
