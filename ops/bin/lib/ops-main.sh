@@ -33,6 +33,13 @@ SHALE_CALLER_DIR="$PWD"
 # the first that is 25 or newer. Sets SHALE_JAVA and SHALE_JAVA_HOME, or says what to install and
 # exits.
 java_major() { # the feature version a java binary reports ("25" of "25.0.1"), or nothing
+  # Its home's release file says so without starting a JVM (0.1 s of every script's start).
+  local release
+  release="$(dirname "$(dirname "$(readlink -f "$1")")")/release"
+  if [[ -f $release ]] && grep -qE '^JAVA_VERSION="[0-9]' "$release"; then
+    sed -nE 's/^JAVA_VERSION="(1\.)?([0-9]+).*/\2/p' "$release"
+    return 0
+  fi
   "$1" -version 2>&1 | sed -nE '1s/.*version "(1\.)?([0-9]+).*/\2/p'
 }
 shale_find_java() {
@@ -64,10 +71,10 @@ SHALE_JVM_ACCESS="--enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-ac
 # the file system), and lib/shale.aot, the ahead-of-time cache a training run made at package
 # time (class loading, linking and method profiles: a warm start), used only while
 # lib/shale.aot.sha256 still matches the runtime and every jar (the JVM alone does not refuse a
-# cache whose jars changed). Heap: 512 MiB unless JAVA_OPTS names one; an OutOfMemoryError ends
-# the node (a node that lost a thread to it limps on, wedged); 4 MiB G1 regions (with the 1 MiB
-# G1 picks for 512 MiB, every array of 512 KiB or more is "humongous": a 1 MiB value took two
-# regions, and 1,000 concurrent 1 MiB puts ran 512 MiB nodes out of heap).
+# cache whose jars changed; see aot_cache_usable). Heap: 512 MiB unless JAVA_OPTS names one; an
+# OutOfMemoryError ends the node (a node that lost a thread to it limps on, wedged); 4 MiB G1
+# regions (with the 1 MiB G1 picks for 512 MiB, every array of 512 KiB or more is "humongous": a
+# 1 MiB value took two regions, and 1,000 concurrent 1 MiB puts ran 512 MiB nodes out of heap).
 shale_node_home() { # prints the release layout a node runs from, or nothing
   if (( SHALE_PACKAGE )); then
     echo "$SHALE_ROOT"
@@ -84,12 +91,25 @@ node_jars() { # HOME: the jars of HOME/lib in name (byte) order, as lib/NAME.jar
   return 0
 }
 aot_cache_usable() { # HOME: whether HOME/lib/shale.aot matches its runtime and jars
-  local home="$1" sums="$1/lib/shale.aot.sha256"
+  local home="$1" sums="$1/lib/shale.aot.sha256" seen
+  local checked="${SHALE_AOT_CHECKED:-$home/lib/shale.aot.checked}"
   [[ -f $home/lib/shale.aot && -f $sums ]] || return 1
   # The same jars, in the same order, as when it was made, and none changed since.
   [[ "$(printf 'runtime/release\n'; node_jars "$home")" == "$(sed -E 's/^[0-9a-f]+ [ *]//' "$sums")" ]] \
     || return 1
-  (cd "$home" && sha256sum --quiet --status -c lib/shale.aot.sha256)
+  # Hashing the jars takes about half a second of every start, so a match is remembered in
+  # lib/shale.aot.checked (or $SHALE_AOT_CHECKED where lib/ is read-only): what stat said of each
+  # hashed file then (inode, size, change and modification times to the nanosecond). While stat
+  # says the same, no file was rewritten or replaced (any write moves the change time, which no
+  # user can set back) and nothing is hashed.
+  seen="$(cd "$home" && stat -c '%i %s %z %y %n' lib/shale.aot.sha256 runtime/release $(node_jars .))" \
+    || return 1
+  [[ -f $checked && "$(< "$checked")" == "$seen" ]] && return 0
+  (cd "$home" && sha256sum --quiet --status -c lib/shale.aot.sha256) || return 1
+  # Written whole or not at all (three nodes may start at once); a read-only lib/ hashes each time.
+  { printf '%s\n' "$seen" > "$checked.$$" && mv -f "$checked.$$" "$checked"; } 2> /dev/null \
+    || rm -f "$checked.$$"
+  return 0
 }
 node_command() {
   local home

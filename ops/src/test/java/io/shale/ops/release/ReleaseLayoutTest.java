@@ -6,7 +6,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -72,6 +74,31 @@ class ReleaseLayoutTest {
     Files.delete(home.resolve("lib/c.jar"));
     Files.writeString(home.resolve("lib/B-2.jar"), "rebuilt");
     assertThat(scriptSaysUsable()).as("a jar changed").isFalse();
+  }
+
+  @Test
+  void theScriptRemembersAMatchUntilAFileIsWrittenAgain() throws Exception {
+    layout.writeFingerprint();
+    Path checked = home.resolve("lib/shale.aot.checked");
+    assertThat(checked).doesNotExist();
+    assertThat(scriptSaysUsable()).isTrue();
+    assertThat(checked).as("the match, remembered").exists();
+    String remembered = Files.readString(checked);
+    assertThat(scriptSaysUsable()).as("from what it remembered").isTrue();
+    assertThat(Files.readString(checked)).isEqualTo(remembered);
+
+    // Same length, the old modification time put back: only the change time tells, and the
+    // hashes then refuse the jar.
+    Path jar = home.resolve("lib/b-1.jar");
+    FileTime modified = Files.getLastModifiedTime(jar);
+    String before = Files.readString(jar);
+    Files.writeString(jar, before.toUpperCase(Locale.ROOT));
+    Files.setLastModifiedTime(jar, modified);
+    assertThat(scriptSaysUsable()).as("a jar rewritten in place").isFalse();
+    // Written back as it was: the hashes match again, and the new stat is remembered.
+    Files.writeString(jar, before);
+    assertThat(scriptSaysUsable()).isTrue();
+    assertThat(Files.readString(checked)).isNotEqualTo(remembered);
   }
 
   /** aot_cache_usable of ops/bin/lib/ops-main.sh, which shale-node asks before using the cache. */

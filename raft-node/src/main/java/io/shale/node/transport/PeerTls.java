@@ -32,7 +32,6 @@ import javax.naming.InvalidNameException;
 import javax.naming.ldap.LdapName;
 import javax.naming.ldap.Rdn;
 import javax.net.ssl.KeyManager;
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.TrustManager;
@@ -206,8 +205,7 @@ public final class PeerTls {
               + "\" (tls.peer_common_name)");
     }
     X509Certificate[] certs = chain.toArray(new X509Certificate[0]);
-    return new Material(
-        stamp, certs, keyManager(files, key, certs), caTrustManager(files, authorities));
+    return new Material(stamp, certs, new NodeKey(key, certs), caTrustManager(files, authorities));
   }
 
   /** The CN every peer's certificate must carry. */
@@ -242,25 +240,6 @@ public final class PeerTls {
   /** Presents this node's certificate: the one last read, at each handshake. */
   KeyManager keyManager() {
     return new CurrentKeys(() -> material.keys());
-  }
-
-  private static X509ExtendedKeyManager keyManager(
-      Files files, PrivateKey key, X509Certificate[] chain) {
-    try {
-      KeyStore store = KeyStore.getInstance("PKCS12");
-      store.load(null, null);
-      store.setKeyEntry("node", key, new char[0], chain);
-      KeyManagerFactory f = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-      f.init(store, new char[0]);
-      for (KeyManager k : f.getKeyManagers()) {
-        if (k instanceof X509ExtendedKeyManager x) {
-          return x;
-        }
-      }
-      throw new IllegalStateException("the JDK offers no X509ExtendedKeyManager");
-    } catch (GeneralSecurityException | IOException e) {
-      throw new IllegalStateException("cannot build a key manager for " + files.certFile(), e);
-    }
   }
 
   /** Trusts certificates that chain to the CA and whose CN is the peer name. */
