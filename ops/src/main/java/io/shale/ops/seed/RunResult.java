@@ -62,7 +62,10 @@ public record RunResult(
     long burstBytes,
     double burstWriteP99Us,
     long secondsWithoutOps,
-    long gcMillis) {
+    long gcMillis,
+    double readP999OutsideCompactionUs,
+    double readP999DuringCompactionUs,
+    double readMaxUs) {
 
   public double throughput() {
     return ops / mixedSeconds;
@@ -129,7 +132,10 @@ public record RunResult(
         burstBytes,
         burstWriteP99Us,
         secondsWithoutOps,
-        gcMillis);
+        gcMillis,
+        readP999OutsideCompactionUs,
+        readP999DuringCompactionUs,
+        readMaxUs);
   }
 
   void write(Path file) throws IOException {

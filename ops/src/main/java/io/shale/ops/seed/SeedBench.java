@@ -39,6 +39,11 @@ public final class SeedBench {
         --burst-length N        seconds each burst lasts (20; implies --burst)
         --burst-rate SIZE       bytes per second while bursting, 0 for full speed (0; implies --burst)
         --configs LIST          which of before,after,rocksdb to run, in that order (all)
+        --matrix                every cell of threads {1,16} x memory {512MiB,2GiB} (heap 128MiB,
+                                768MiB) x writes {steady, bursts capped at 25MiB/s, uncapped}, after
+                                and rocksdb, --runs times; one table per figure in OUT/matrix.md
+        --cells LIST            with --matrix: only these cells, e.g. t16-512MiB-capped (all)
+        --runs N                with --matrix: runs of every cell, each pass over all cells (2)
         --out DIR               where the report and the engines' data go (ops/target/seed-bench)
         --no-cgroup             do not limit memory (the report says so)
         --keep-data             keep each engine's data directory after its run
@@ -66,6 +71,9 @@ public final class SeedBench {
   private boolean cgroup = true;
   private boolean keepData;
   private boolean plotOnly;
+  private boolean matrix;
+  private List<MatrixCell> cells = MatrixCell.all();
+  private int runs = 2;
 
   public static void main(String[] argv) throws Exception {
     SeedBench b = new SeedBench();
@@ -125,11 +133,25 @@ public final class SeedBench {
         case "--no-cgroup" -> cgroup = false;
         case "--keep-data" -> keepData = true;
         case "--plot-only" -> plotOnly = true;
+        case "--matrix" -> matrix = true;
+        case "--cells" -> cells = MatrixCell.parse(need(a, ++i, "--cells"));
+        case "--runs" -> runs = (int) positive("--runs", need(a, ++i, "--runs"));
         default -> throw new IllegalArgumentException("unknown option " + a[i]);
       }
     }
     if (burstOn) {
       burst = new BurstSettings(burstPeriod, burstLength, burstRate);
+    }
+    if (matrix) {
+      for (String cellOwned :
+          List.of("--threads", "--memory", "--heap", "--burst", "--burst-rate", "--configs")) {
+        if (List.of(a).contains(cellOwned)) {
+          throw new IllegalArgumentException(
+              cellOwned + " is set by each cell of --matrix (choose cells with --cells)");
+        }
+      }
+      configs.clear();
+      configs.addAll(List.of(SeedConfig.AFTER, SeedConfig.ROCKSDB));
     }
     if (quickDefaults) {
       quick = true;
@@ -188,6 +210,63 @@ public final class SeedBench {
       System.out.println("seed-bench: wrote " + out.resolve("seed-bench.png"));
       return 0;
     }
+    return matrix ? runMatrix() : runConfigs(out, new ArrayList<>());
+  }
+
+  /**
+   * Every cell {@link #runs} times, one pass over all cells per run (so a cell's runs are apart in
+   * time and their spread includes the machine's drift); then OUT/matrix.md. A cell's failed run is
+   * reported and the matrix goes on.
+   */
+  private int runMatrix() throws Exception {
+    Files.createDirectories(out);
+    MatrixReport report =
+        new MatrixReport(
+            runs,
+            String.format(
+                Locale.ROOT,
+                "Seed benchmark matrix, engine revision %s: %d cells x %d runs; data %s; warm-up"
+                    + " %d s, mixed phase %d s; Shale \"after\" and RocksDB on the same request"
+                    + " streams (seed %d).",
+                System.getProperty("shale.ops.revision", "unknown"),
+                cells.size(),
+                runs,
+                quick
+                    ? "48MiB, no memory limit (--quick)"
+                    : String.format(Locale.ROOT, "%.1fx each cell's memory limit", dataRatio),
+                warmupSeconds,
+                mixedSeconds,
+                seed));
+    int failed = 0;
+    for (int run = 1; run <= runs; run++) {
+      for (MatrixCell cell : cells) {
+        threads = cell.threads();
+        memory = cell.memory();
+        heap = quick ? heap : cell.heap();
+        burst = cell.burst();
+        System.out.printf(
+            Locale.ROOT, "seed-bench: matrix cell %s, run %d of %d%n", cell.name(), run, runs);
+        List<RunResult> results = new ArrayList<>();
+        if (runConfigs(out.resolve(cell.name()).resolve("run-" + run), results) != 0) {
+          failed++;
+        }
+        report.add(cell, run, results);
+        Files.writeString(out.resolve("matrix.md"), report.markdown()); // readable as it goes
+      }
+    }
+    System.out.println();
+    System.out.println(report.markdown());
+    System.out.println(
+        "seed-bench: wrote " + out.resolve("matrix.md") + "; " + failed + " cell runs failed");
+    return failed == 0 ? 0 : 1;
+  }
+
+  /**
+   * Runs {@link #configs} one after the other with the current settings into {@code out}, adding
+   * each configuration's result to {@code results} as it finishes; then that directory's report.
+   * Returns 1 when a configuration failed.
+   */
+  private int runConfigs(Path out, List<RunResult> results) throws Exception {
     long dataBytes = quick ? 48L << 20 : (long) (dataRatio * memory);
     long keys = keysFor(dataBytes, seed);
     Files.createDirectories(out);
@@ -206,7 +285,6 @@ public final class SeedBench {
         threads,
         burst.describe(),
         configs);
-    List<RunResult> results = new ArrayList<>();
     String memoryNote = quick ? "not memory-limited (--quick)" : "not memory-limited (--no-cgroup)";
     for (SeedConfig c : configs) {
       Path data = out.resolve("data").resolve(c.slug());

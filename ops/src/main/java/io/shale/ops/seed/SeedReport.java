@@ -59,6 +59,10 @@ final class SeedReport {
               "SSTables touched per point read, all keys", Unit.TABLES, r -> r.allTablesTouched()),
           new Metric("Read P99 (all)", Unit.MS, r -> r.readP99Us()),
           new Metric("Read P99.9 (all)", Unit.MS, r -> r.readP999Us()),
+          new Metric("Read P99.9 (no compaction)", Unit.MS, r -> r.readP999OutsideCompactionUs()),
+          new Metric(
+              "Read P99.9 (during compaction)", Unit.MS, r -> r.readP999DuringCompactionUs()),
+          new Metric("Longest read", Unit.MS, r -> r.readMaxUs()),
           new Metric("Read P99 (inside burst windows)", Unit.MS, r -> r.readP99InBurstUs()),
           new Metric("Burst bytes accepted", Unit.MIB, r -> r.burstBytes()),
           new Metric("Burst write P99", Unit.MS, r -> r.burstWriteP99Us()),

@@ -177,7 +177,10 @@ public final class SeedRun {
               m.burstBytes.sum(),
               micros(m.burstWritesTotal, 99),
               m.secondsWithoutOps,
-              m.gcMillis);
+              m.gcMillis,
+              micros(m.readsOutsideTotal, 99.9),
+              micros(m.readsDuringTotal, 99.9),
+              m.readsTotal.getTotalCount() == 0 ? 0 : m.readsTotal.getMaxValue() / 1000.0);
       r.write(outDir.resolve("result.properties"));
       m.writeIntervals(outDir.resolve("compactions.csv"));
     }

@@ -15,7 +15,7 @@ class SeedReportTest {
   @TempDir Path dir;
 
   /** A result whose figures are all derived from {@code k}, with the given key figures. */
-  private static RunResult result(
+  static RunResult result(
       String config,
       double readP99During,
       long compacted,
@@ -69,7 +69,10 @@ class SeedReportTest {
         64L << 20,
         9_000,
         2,
-        150);
+        150,
+        1_500,
+        6_000,
+        250_000);
   }
 
   @Test
