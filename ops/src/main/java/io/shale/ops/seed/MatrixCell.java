@@ -34,7 +34,7 @@ record MatrixCell(int threads, long memory, Writes writes) {
     }
   }
 
-  /** The matrix of issue 48: threads {1, 16} x memory {512 MiB, 2 GiB} x all three write modes. */
+  /** The whole matrix: threads {1, 16} x memory {512 MiB, 2 GiB} x all three write modes. */
   static List<MatrixCell> all() {
     List<MatrixCell> cells = new ArrayList<>();
     for (int threads : new int[] {1, 16}) {
@@ -79,8 +79,7 @@ record MatrixCell(int threads, long memory, Writes writes) {
 
   /**
    * Each engine's Java heap, equal for both: 128 MiB in 512 MiB (the benchmark's default), 3/8 of
-   * larger limits (768 MiB in 2 GiB, as in the measurement that filed issue 48), leaving the rest
-   * to the page cache and native memory.
+   * larger limits (768 MiB in 2 GiB), leaving the rest to the page cache and native memory.
    */
   long heap() {
     return memory <= 512 * MIB ? 128 * MIB : memory / 8 * 3;

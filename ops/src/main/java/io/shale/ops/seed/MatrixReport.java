@@ -57,7 +57,7 @@ final class MatrixReport {
     }
   }
 
-  /** The figures of issue 48, in the order its targets name them. */
+  /** The figures the matrix judges, with their targets; then some shown for context only. */
   private static final List<Figure> FIGURES =
       List.of(
           new Figure(
