@@ -450,16 +450,19 @@ public final class Engine implements ReadView, AutoCloseable {
 
   /**
    * Flush, then compact every key in {@code [start, end]} (nulls are unbounded) down to the deepest
-   * level that holds data, dropping shadowed versions and tombstones on the way. Blocks until done;
-   * automatic compactions wait meanwhile.
+   * level that holds data, dropping shadowed versions and tombstones on the way. Blocks until done
+   * and the files no reader holds any more are deleted; automatic compactions wait meanwhile.
    */
   public void compactRange(byte[] start, byte[] end) {
     flush();
     try {
       scheduler.compactRange(start, end, this::checkWritable);
+      obsoleteFiles.awaitIdle();
     } catch (IOException e) {
       background.fail("manual compaction", e);
       throw new EngineException("manual compaction of " + dir + " failed", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
@@ -500,9 +503,17 @@ public final class Engine implements ReadView, AutoCloseable {
     return ioBudget.totalBytes();
   }
 
-  /** Block until no compaction is running or due (for tests and the demo). */
+  /**
+   * Block until no compaction is running or due and the files they made obsolete are deleted (for
+   * tests and the demo).
+   */
   public void awaitCompactions() {
     scheduler.awaitIdle();
+    try {
+      obsoleteFiles.awaitIdle();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   // ---------------------------------------------------------------------------------------------

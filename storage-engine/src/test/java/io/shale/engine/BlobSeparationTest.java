@@ -288,6 +288,7 @@ class BlobSeparationTest {
         assertThat(snap.get(b(key(7)))).isEqualTo(value(1007, LARGE));
         assertThat(e.get(b(key(7)))).isEqualTo(value(2007, LARGE));
       }
+      e.awaitCompactions(); // the file goes on the engine's deletion thread
       assertThat(Files.exists(dir.resolve(String.format("%06d.blob", first)))).isFalse();
     }
   }

@@ -79,8 +79,10 @@ class SnapshotPinningTest {
 
       // Closing one reader is not enough; closing both releases the old files.
       snap.close();
+      e.awaitCompactions(); // deletions run on the engine's own thread
       assertThat(tables()).containsAll(oldTables);
       pinnedScan.close();
+      e.awaitCompactions();
       Set<String> after = tables();
       for (String t : oldTables) {
         assertThat(after).as("old table %s deleted once unpinned", t).doesNotContain(t);

@@ -45,6 +45,8 @@ public final class SeedBench {
         --cells LIST            with --matrix: only these cells, e.g. t16-512MiB-capped (all)
         --runs N                with --matrix: runs of every cell, each pass over all cells (2)
         --out DIR               where the report and the engines' data go (ops/target/seed-bench)
+        --shale-config FILE     [lsm] settings (ops/config/shale.toml's keys) applied over Shale
+                                "after"'s seed settings, to measure another configuration
         --no-cgroup             do not limit memory (the report says so)
         --keep-data             keep each engine's data directory after its run
         --plot-only             draw seed-bench.png again from the runs already in --out
@@ -70,6 +72,7 @@ public final class SeedBench {
   private Path out = Paths.get("ops/target/seed-bench");
   private boolean cgroup = true;
   private boolean keepData;
+  private Path shaleConfig; // null: the seed's settings alone
   private boolean plotOnly;
   private boolean matrix;
   private List<MatrixCell> cells = MatrixCell.all();
@@ -130,6 +133,7 @@ public final class SeedBench {
           configs.sort(Comparator.naturalOrder());
         }
         case "--out" -> out = callerPath(need(a, ++i, "--out"));
+        case "--shale-config" -> shaleConfig = callerPath(need(a, ++i, "--shale-config"));
         case "--no-cgroup" -> cgroup = false;
         case "--keep-data" -> keepData = true;
         case "--plot-only" -> plotOnly = true;
@@ -205,6 +209,10 @@ public final class SeedBench {
   }
 
   private int run() throws Exception {
+    if (shaleConfig != null) {
+      // A mistyped key or value fails here, not in every child after its load.
+      SeedConfig.AFTER.shaleOptions(BenchScale.FULL, Files.readString(shaleConfig));
+    }
     if (plotOnly) {
       LatencyPlot.write(out.resolve("seed-bench.png"), out, configs);
       System.out.println("seed-bench: wrote " + out.resolve("seed-bench.png"));
@@ -227,7 +235,7 @@ public final class SeedBench {
                 Locale.ROOT,
                 "Seed benchmark matrix, engine revision %s: %d cells x %d runs; data %s; warm-up"
                     + " %d s, mixed phase %d s; Shale \"after\" and RocksDB on the same request"
-                    + " streams (seed %d).",
+                    + " streams (seed %d)%s.",
                 System.getProperty("shale.ops.revision", "unknown"),
                 cells.size(),
                 runs,
@@ -236,7 +244,10 @@ public final class SeedBench {
                     : String.format(Locale.ROOT, "%.1fx each cell's memory limit", dataRatio),
                 warmupSeconds,
                 mixedSeconds,
-                seed));
+                seed,
+                shaleConfig == null
+                    ? ""
+                    : "; Shale \"after\" with the [lsm] settings of " + shaleConfig));
     int failed = 0;
     for (int run = 1; run <= runs; run++) {
       for (MatrixCell cell : cells) {
@@ -320,7 +331,8 @@ public final class SeedBench {
               Integer.toString(threads),
               Long.toString(seed),
               quick ? "quick" : "full",
-              burst.argument()));
+              burst.argument(),
+              shaleConfig == null ? SeedRun.NO_SHALE_CONFIG : shaleConfig.toString()));
       MemoryCgroup group = null;
       if (cgroup) {
         MemoryCgroup.Result r = MemoryCgroup.create("shale-seed-bench-" + c.slug(), memory);

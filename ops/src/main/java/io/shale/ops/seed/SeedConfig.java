@@ -5,6 +5,7 @@ import io.shale.engine.blob.BlobOptions;
 import io.shale.engine.bloom.BloomPolicy;
 import io.shale.engine.compaction.CompactionOptions;
 import io.shale.engine.compaction.CompactionScore;
+import io.shale.engine.config.EngineConfig;
 import io.shale.engine.pressure.WritePressureOptions;
 import java.nio.file.Path;
 
@@ -100,9 +101,19 @@ public enum SeedConfig {
         w.delayedWriteRate());
   }
 
-  SeedStore open(Path dir, BenchScale scale) throws Exception {
+  /**
+   * This configuration's store in {@code dir}; {@code shaleToml} (or null) holds {@code [lsm]}
+   * settings applied over Shale "after"'s options.
+   */
+  SeedStore open(Path dir, BenchScale scale, String shaleToml) throws Exception {
     return this == ROCKSDB
         ? new RocksSeedStore(dir, scale)
-        : new ShaleSeedStore(dir, shaleOptions(scale));
+        : new ShaleSeedStore(dir, shaleOptions(scale, shaleToml));
+  }
+
+  /** {@link #shaleOptions(BenchScale)} with {@code shaleToml} applied over "after" (null: none). */
+  EngineOptions shaleOptions(BenchScale scale, String shaleToml) {
+    EngineOptions o = shaleOptions(scale);
+    return this == AFTER && shaleToml != null ? EngineConfig.parse(shaleToml, o) : o;
   }
 }

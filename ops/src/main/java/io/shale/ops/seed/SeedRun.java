@@ -43,6 +43,11 @@ public final class SeedRun {
   private final ValueSource values;
   private final BurstSettings burst;
 
+  /** The last argument when Shale runs with the seed's settings alone. */
+  static final String NO_SHALE_CONFIG = "-";
+
+  private final String shaleConfig; // TOML over Shale's seed settings, or null
+
   /** Live value size of each initial key (-1 once deleted); guarded by the key's stripe lock. */
   private final int[] liveSizes;
 
@@ -51,7 +56,7 @@ public final class SeedRun {
   private final LongAdder userBytes = new LongAdder();
   private final long started = System.nanoTime();
 
-  private SeedRun(String[] a) {
+  private SeedRun(String[] a) throws IOException {
     this.config = SeedConfig.ofSlug(a[0]);
     this.dataDir = Paths.get(a[1]);
     this.outDir = Paths.get(a[2]);
@@ -63,6 +68,7 @@ public final class SeedRun {
     this.scale = a[8].equals("quick") ? BenchScale.QUICK : BenchScale.FULL;
     this.values = new ValueSource(seed);
     this.burst = BurstSettings.ofArgument(a[9]);
+    this.shaleConfig = a[10].equals(NO_SHALE_CONFIG) ? null : Files.readString(Path.of(a[10]));
     this.liveSizes = new int[Math.toIntExact(keys)];
     for (int i = 0; i < LOCK_STRIPES; i++) {
       stripes[i] = new Object();
@@ -70,10 +76,10 @@ public final class SeedRun {
   }
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 10) {
+    if (args.length != 11) {
       System.out.println(
           "usage: SeedRun config dataDir outDir keys warmupSeconds mixedSeconds "
-              + "threads seed full|quick none|period,length,bytesPerSecond");
+              + "threads seed full|quick none|period,length,bytesPerSecond shaleToml|-");
       System.exit(2);
     }
     new SeedRun(args).run();
@@ -92,7 +98,7 @@ public final class SeedRun {
 
   private void run() throws Exception {
     Files.createDirectories(outDir);
-    try (SeedStore store = config.open(dataDir, scale)) {
+    try (SeedStore store = config.open(dataDir, scale, shaleConfig)) {
       // Load.
       long t0 = System.nanoTime();
       long loadBytes = load(store);
