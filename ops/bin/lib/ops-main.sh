@@ -61,8 +61,9 @@ shale_find_java() {
   exit 1
 }
 shale_find_java
-# What every JVM here is given on 25: native libraries and Netty's Unsafe allowed, without warnings.
-SHALE_JVM_ACCESS="--enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow"
+# What every JVM here is given on 25: native libraries and Netty's Unsafe allowed, without warnings,
+# and java.io opened so that the engine can advise the kernel on the descriptors it opens (ReadAdvice).
+SHALE_JVM_ACCESS="--enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow --add-opens=java.base/java.io=ALL-UNNAMED"
 
 # How a node's JVM starts: node_command ARGS... sets the array SHALE_NODE_COMMAND (java, options,
 # class path, NodeMain, ARGS). A node runs from the release layout: the package itself, or in the

@@ -50,6 +50,7 @@ class NodeKillIT {
                 "-XX:+ExitOnOutOfMemoryError",
                 "--enable-native-access=ALL-UNNAMED",
                 "--sun-misc-unsafe-memory-access=allow",
+                "--add-opens=java.base/java.io=ALL-UNNAMED",
                 "-cp",
                 System.getProperty("java.class.path"),
                 NodeMain.class.getName(),

@@ -105,7 +105,7 @@ public final class Engine implements ReadView, AutoCloseable {
               n -> FileNames.blob(dir, n),
               options.maxOpenFiles(),
               fileReads,
-              options.adviseRandomReads());
+              options.blob().adviseRandomReads());
       this.obsoleteFiles = new ObsoleteFiles(dir, tableCache, blobFiles);
       this.versions =
           VersionSet.open(dir, numLevels, obsoleteFiles::deleteTable, obsoleteFiles::deleteBlob);

@@ -29,11 +29,12 @@ import io.shale.engine.sstable.TableWriteOptions;
  *     node needs does not grow with its data
  * @param mmapReads {@code [lsm] mmap_reads}: pays only while data fits in memory (a page fault
  *     reads the device's read-ahead window); docs/benchmarks.md, "Cause, change, effect"
- * @param adviseRandomReads {@code [lsm] advise_random_reads}: tell the kernel that table and blob
- *     files are read at random (posix_fadvise RANDOM, as RocksDB's advise_random_on_open), so a
- *     read of a few KiB is not stretched to the device's read-ahead window. Off by default: on the
- *     seed benchmark it cut disk reads by 60% but doubled the read tail under write bursts
- *     (docs/benchmarks.md, "Cause, change, effect under write bursts")
+ * @param adviseRandomReads {@code [lsm] advise_random_reads}: tell the kernel that table files are
+ *     read at random (posix_fadvise RANDOM, as RocksDB's advise_random_on_open; true), so a point
+ *     read of one block is not stretched to the device's read-ahead window. Scans and compactions
+ *     read tables ahead themselves ({@link io.shale.engine.io.Readahead}). Blob files have their
+ *     own switch ({@link io.shale.engine.blob.BlobOptions#adviseRandomReads}). Measured in
+ *     docs/benchmarks.md, "Cause, change, effect under write bursts"
  * @param table {@code [lsm] block_size}, {@code block_restart_interval}, {@code compression}
  */
 public record EngineOptions(
@@ -90,7 +91,7 @@ public record EngineOptions(
         1000,
         256L << 20,
         false,
-        false,
+        true,
         new TableWriteOptions(4096, 16, Compression.LZ4),
         BloomPolicy.DEFAULT,
         CompactionOptions.DEFAULT,

@@ -34,7 +34,7 @@ class BlobGcUnderLoadIT {
     EngineOptions options =
         TestOptions.tiny()
             .withMemtableSize(256 << 10)
-            .withBlob(new BlobOptions(true, 4096, 0.5, 512 << 10, 64 << 10));
+            .withBlob(new BlobOptions(true, 4096, 0.5, 512 << 10, 64 << 10, false));
     Map<Long, Long> firstSeenOverThreshold = new HashMap<>();
     Map<Long, Long> waited = new HashMap<>();
     AtomicBoolean stop = new AtomicBoolean();

@@ -28,7 +28,7 @@ class BlobSeparationTest {
 
   /** 8 KiB threshold (the seed's) over the tiny options, 1 MiB blob files. */
   private static EngineOptions options() {
-    return TestOptions.tiny().withBlob(new BlobOptions(true, 8192, 0.5, 1 << 20, 256 << 10));
+    return TestOptions.tiny().withBlob(new BlobOptions(true, 8192, 0.5, 1 << 20, 256 << 10, false));
   }
 
   private static byte[] b(String s) {

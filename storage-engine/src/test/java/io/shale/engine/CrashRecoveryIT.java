@@ -42,6 +42,7 @@ class CrashRecoveryIT {
                   "-Xmx256m",
                   "--enable-native-access=ALL-UNNAMED",
                   "--sun-misc-unsafe-memory-access=allow",
+                  "--add-opens=java.base/java.io=ALL-UNNAMED",
                   "-cp",
                   System.getProperty("java.class.path"),
                   CrashWorkload.class.getName(),

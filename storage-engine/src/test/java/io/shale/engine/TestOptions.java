@@ -26,7 +26,7 @@ final class TestOptions {
         .withCompaction(
             new CompactionOptions(2, 4, 64 << 10, true, 16 << 10, 5, 1, CompactionScore.SEED))
         // Small enough that the test workloads separate values; GC'd blob files are common.
-        .withBlob(new BlobOptions(true, 1024, 0.5, 64 << 10, 16 << 10))
+        .withBlob(new BlobOptions(true, 1024, 0.5, 64 << 10, 16 << 10, false))
         // Tests other than the pressure tests write as fast as they can: let writers wait for
         // flushes instead of failing.
         .withWritePressure(WritePressureOptions.DEFAULT.disabled());

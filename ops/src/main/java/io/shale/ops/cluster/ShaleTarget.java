@@ -134,7 +134,8 @@ final class ShaleTarget implements KvTarget {
                   "-XX:G1HeapRegionSize=4m",
                   "-XX:+ExitOnOutOfMemoryError",
                   "--enable-native-access=ALL-UNNAMED",
-                  "--sun-misc-unsafe-memory-access=allow"));
+                  "--sun-misc-unsafe-memory-access=allow",
+                  "--add-opens=java.base/java.io=ALL-UNNAMED"));
       command.addAll(runtime.options());
       command.addAll(nodeOptions.apply(i));
       String extra = System.getenv("SHALE_NODE_JAVA_OPTS"); // e.g. GC or diagnostics options;

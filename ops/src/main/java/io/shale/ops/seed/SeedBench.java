@@ -311,7 +311,8 @@ public final class SeedBench {
                   "-Xmx" + heap,
                   "-XX:-UsePerfData",
                   "--enable-native-access=ALL-UNNAMED",
-                  "--sun-misc-unsafe-memory-access=allow"));
+                  "--sun-misc-unsafe-memory-access=allow",
+                  "--add-opens=java.base/java.io=ALL-UNNAMED"));
       // For profiling, e.g. SEED_BENCH_CHILD_OPTS="-XX:StartFlightRecording=filename=/tmp/x.jfr"
       String childOpts = System.getenv("SEED_BENCH_CHILD_OPTS");
       if (childOpts != null && !childOpts.isBlank()) {

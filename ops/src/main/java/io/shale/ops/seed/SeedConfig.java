@@ -75,7 +75,8 @@ public enum SeedConfig {
                     b.minValueSizeBytes(),
                     b.gcThresholdRatio(),
                     scale.blobFileBytes(),
-                    b.scanReadaheadBytes()));
+                    b.scanReadaheadBytes(),
+                    b.adviseRandomReads()));
     return switch (this) {
       case AFTER -> after;
       case BEFORE ->

@@ -3,12 +3,12 @@ package io.shale.engine.blob;
 import io.shale.engine.io.Checksums;
 import io.shale.engine.io.CorruptionException;
 import io.shale.engine.io.DurableFiles;
+import io.shale.engine.io.ReadAdvice;
 import io.shale.engine.io.Varints;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 
 /**
  * Reads values out of a finished blob file. Header and footer are verified at open; each value read
@@ -55,7 +55,13 @@ public final class BlobFileReader implements AutoCloseable {
   }
 
   public static BlobFileReader open(Path file, long number) throws IOException {
-    FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
+    return open(file, number, false);
+  }
+
+  /** As {@link #open(Path, long)}; {@code adviseRandom}: see {@link ReadAdvice}. */
+  public static BlobFileReader open(Path file, long number, boolean adviseRandom)
+      throws IOException {
+    FileChannel ch = ReadAdvice.open(file, adviseRandom);
     try {
       return new BlobFileReader(file, number, ch);
     } catch (IOException | RuntimeException e) {

@@ -84,14 +84,11 @@ public final class BlobFiles implements AutoCloseable {
     }
     Handle fresh;
     try {
-      fresh = new Handle(BlobFileReader.open(pathOf.apply(number), number));
+      fresh = new Handle(BlobFileReader.open(pathOf.apply(number), number, adviseRandom));
       fileReads.add(
           FileReads.FileKind.BLOB,
           FileReads.Cause.OTHER,
           BlobFormat.HEADER_SIZE + BlobFormat.FOOTER_SIZE);
-      if (adviseRandom) {
-        io.shale.engine.io.ReadAdvice.adviseRandom(fresh.reader.file());
-      }
     } catch (IOException e) {
       throw new UncheckedIOException("opening blob file " + number, e);
     }

@@ -14,15 +14,22 @@ package io.shale.engine.blob;
  * @param scanReadaheadBytes the largest read-ahead window of a scan's blob reads (256 KiB): a scan
  *     over values written together costs a few large reads instead of one read per value, while a
  *     scan whose values are scattered over files reads each exactly (0: no read-ahead)
+ * @param adviseRandomReads tell the kernel that blob files are read at random (false, unlike
+ *     tables): a scan's values lie in many blob files at once, and the kernel keeps a read-ahead
+ *     state per file that follows each of them, while the scan's own read-ahead follows one file.
+ *     With the advice, scans on 6 GiB in 2 GiB of memory read every value exactly and fell to a
+ *     tenth of their rate (docs/benchmarks.md, "Cause, change, effect under write bursts")
  */
 public record BlobOptions(
     boolean enabled,
     int minValueSizeBytes,
     double gcThresholdRatio,
     long fileSizeBytes,
-    int scanReadaheadBytes) {
+    int scanReadaheadBytes,
+    boolean adviseRandomReads) {
 
-  public static final BlobOptions DEFAULT = new BlobOptions(true, 4096, 0.5, 256L << 20, 256 << 10);
+  public static final BlobOptions DEFAULT =
+      new BlobOptions(true, 4096, 0.5, 256L << 20, 256 << 10, false);
 
   public BlobOptions {
     if (minValueSizeBytes < 1 || minValueSizeBytes > (64 << 20)) {
@@ -50,6 +57,7 @@ public record BlobOptions(
         DEFAULT.minValueSizeBytes,
         DEFAULT.gcThresholdRatio,
         DEFAULT.fileSizeBytes,
-        DEFAULT.scanReadaheadBytes);
+        DEFAULT.scanReadaheadBytes,
+        DEFAULT.adviseRandomReads);
   }
 }

@@ -53,7 +53,8 @@ public final class EngineConfig {
           "min_value_size_bytes",
           "gc_threshold_ratio",
           "file_size",
-          "scan_readahead_size");
+          "scan_readahead_size",
+          "advise_random_reads");
   private static final List<String> WRITE_PRESSURE_KEYS =
       List.of(
           "enabled",
@@ -169,7 +170,8 @@ public final class EngineConfig {
             blob.integer("min_value_size_bytes", bl.minValueSizeBytes()),
             blob.number("gc_threshold_ratio", bl.gcThresholdRatio()),
             blob.size("file_size", bl.fileSizeBytes()),
-            blob.intSize("scan_readahead_size", bl.scanReadaheadBytes()));
+            blob.intSize("scan_readahead_size", bl.scanReadaheadBytes()),
+            blob.bool("advise_random_reads", bl.adviseRandomReads()));
     WritePressureOptions w = d.writePressure();
     WritePressureOptions pressureOptions =
         new WritePressureOptions(

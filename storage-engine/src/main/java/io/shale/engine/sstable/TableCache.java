@@ -86,10 +86,8 @@ public final class TableCache implements AutoCloseable {
       }
     }
     TableReader fresh =
-        TableReader.open(pathOf.apply(fileNumber), fileNumber, blockCache, mmap, reads, memory);
-    if (adviseRandom) {
-      io.shale.engine.io.ReadAdvice.adviseRandom(fresh.file());
-    }
+        TableReader.open(
+            pathOf.apply(fileNumber), fileNumber, blockCache, mmap, adviseRandom, reads, memory);
     synchronized (this) {
       TableReader r = open.get(fileNumber);
       if (r != null && r.retain()) {

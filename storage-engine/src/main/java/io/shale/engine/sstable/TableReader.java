@@ -7,6 +7,7 @@ import io.shale.engine.io.CorruptionException;
 import io.shale.engine.io.DirectBuffers;
 import io.shale.engine.io.DurableFiles;
 import io.shale.engine.io.FileReads;
+import io.shale.engine.io.ReadAdvice;
 import io.shale.engine.io.Readahead;
 import io.shale.engine.io.Varints;
 import io.shale.engine.iterator.Direction;
@@ -21,7 +22,6 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 
 /**
  * An open table: its footer, index, filter and properties are read and verified at open; the index
@@ -127,23 +127,26 @@ public final class TableReader {
 
   /** Open and verify the fixed parts of a table, read with positional reads. */
   public static TableReader open(Path file, long fileNumber, BlockCache cache) throws IOException {
-    return open(file, fileNumber, cache, false, new FileReads(), new TableMemory(Long.MAX_VALUE));
+    return open(
+        file, fileNumber, cache, false, false, new FileReads(), new TableMemory(Long.MAX_VALUE));
   }
 
   /**
-   * Open and verify the fixed parts of a table; {@code mmap} maps it for reading, every read it
-   * issues is counted in {@code reads}, and its index and filter are counted in {@code memory}. The
-   * caller owns the returned reference.
+   * Open and verify the fixed parts of a table; {@code mmap} maps it for reading, {@code
+   * adviseRandom} tells the kernel its reads are random ({@link ReadAdvice}), every read it issues
+   * is counted in {@code reads}, and its index and filter are counted in {@code memory}. The caller
+   * owns the returned reference.
    */
   public static TableReader open(
       Path file,
       long fileNumber,
       BlockCache cache,
       boolean mmap,
+      boolean adviseRandom,
       FileReads reads,
       TableMemory memory)
       throws IOException {
-    FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
+    FileChannel ch = ReadAdvice.open(file, adviseRandom && !mmap);
     TableMemory.Region region = memory.newRegion();
     TableReader r = null;
     try {

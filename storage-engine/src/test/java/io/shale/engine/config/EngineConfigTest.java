@@ -44,6 +44,7 @@ class EngineConfigTest {
         max_open_files = 5000
         index_and_filter_memory = "64MiB"
         mmap_reads = true
+        advise_random_reads = false
         block_size = "16KiB"
         block_restart_interval = 32
         compression = "none"
@@ -77,6 +78,7 @@ class EngineConfigTest {
         gc_threshold_ratio = 0.25
         file_size = "64MiB"
         scan_readahead_size = "1MiB"
+        advise_random_reads = true
 
         [lsm.write_pressure]
         enabled = false
@@ -114,6 +116,7 @@ class EngineConfigTest {
     assertThat(c.score().ageWeight()).isEqualTo(1.0);
     assertThat(c.score().ageCapDays()).isEqualTo(7.5);
     assertThat(o.mmapReads()).isTrue();
+    assertThat(o.adviseRandomReads()).isFalse();
 
     assertThat(o.budget().bytesPerSecond()).isEqualTo(16L << 20);
     assertThat(o.budget().windows()).hasSize(2);
@@ -127,6 +130,7 @@ class EngineConfigTest {
     assertThat(o.blob().gcThresholdRatio()).isEqualTo(0.25);
     assertThat(o.blob().fileSizeBytes()).isEqualTo(64L << 20);
     assertThat(o.blob().scanReadaheadBytes()).isEqualTo(1 << 20);
+    assertThat(o.blob().adviseRandomReads()).isTrue();
 
     var w = o.writePressure();
     assertThat(w.enabled()).isFalse();
@@ -477,6 +481,7 @@ class EngineConfigTest {
             "lsm.blob.gc_threshold_ratio",
             "lsm.blob.file_size",
             "lsm.blob.scan_readahead_size",
+            "lsm.blob.advise_random_reads",
             "lsm.write_pressure.enabled",
             "lsm.write_pressure.level0_slowdown_writes_trigger",
             "lsm.write_pressure.level0_stop_writes_trigger",

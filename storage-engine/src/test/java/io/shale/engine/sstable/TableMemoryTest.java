@@ -46,7 +46,8 @@ class TableMemoryTest {
 
   private long bytesOfOneTable() throws IOException {
     TableMemory m = new TableMemory(Long.MAX_VALUE);
-    TableReader r = TableReader.open(table(1), 1, new BlockCache(0), false, new FileReads(), m);
+    TableReader r =
+        TableReader.open(table(1), 1, new BlockCache(0), false, false, new FileReads(), m);
     long bytes = m.bytes();
     assertThat(bytes).isEqualTo(r.filterMemoryBytes() + r.indexMemoryBytes()).isPositive();
     r.release();
