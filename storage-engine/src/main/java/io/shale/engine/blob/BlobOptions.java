@@ -17,8 +17,9 @@ package io.shale.engine.blob;
  * @param adviseRandomReads tell the kernel that blob files are read at random (false, unlike
  *     tables): a scan's values lie in many blob files at once, and the kernel keeps a read-ahead
  *     state per file that follows each of them, while the scan's own read-ahead follows one file.
- *     With the advice, scans on 6 GiB in 2 GiB of memory read every value exactly and fell to a
- *     tenth of their rate (docs/benchmarks.md, "Cause, change, effect under write bursts")
+ *     With the advice, on 6 GiB in 2 GiB of memory under write bursts, disk bytes per operation
+ *     fell by 28% but throughput by 20% and scans slowed (docs/benchmarks.md, "Cause, change,
+ *     effect under write bursts")
  */
 public record BlobOptions(
     boolean enabled,
